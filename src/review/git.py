@@ -1,0 +1,313 @@
+"""The git layer: the worktree around a path, its branches, the repository's other worktrees, and
+git run with settings that keep its output parseable whatever the user's configuration says."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from review.errors import BadRevision, GitFailed, NotARepository
+
+# Read-only commands must not take index.lock: an agent may be committing in the same worktree.
+# Pathspecs are literal so that a file named '*.py' means that file and nothing else.
+_GIT_ENV = {
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_LITERAL_PATHSPECS": "1",
+    "GIT_PAGER": "cat",
+    "LC_ALL": "C",
+}
+
+# The user's diff settings (prefixes, colours, external tools, relative paths) must not change
+# what we parse.
+DIFF_OPTIONS = (
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-relative",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--find-renames",
+    "--find-copies",
+    "--submodule=short",
+    "--no-abbrev",
+    "--full-index",
+)
+_DIFF_CONFIG = ("-c", "core.quotePath=false", "-c", "diff.suppressBlankEmpty=false")
+
+
+def run_git(
+    cwd: Path | str,
+    *args: str,
+    input: bytes | None = None,
+    env: dict[str, str] | None = None,
+    ok: Sequence[int] = (0,),
+) -> bytes:
+    """Run git in `cwd` and return its standard output as bytes.
+
+    Raises:
+        GitFailed: git is missing or exited with a status not in `ok`; the message is git's
+            own first error line.
+    """
+    full_env = {**os.environ, **_GIT_ENV, **(env or {})}
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=cwd, input=input, capture_output=True, env=full_env
+        )
+    except FileNotFoundError:
+        raise GitFailed("git is not installed: no 'git' on PATH") from None
+    except NotADirectoryError:
+        raise GitFailed(f"{cwd} is not a directory") from None
+    if proc.returncode not in ok:
+        raise GitFailed(_first_error_line(proc.stderr) or f"git {args[0]} exited with {proc.returncode}")
+    return proc.stdout
+
+
+def _first_error_line(stderr: bytes) -> str:
+    for raw in stderr.decode("utf-8", "replace").splitlines():
+        line = raw.strip()
+        if line:
+            for prefix in ("fatal: ", "error: "):
+                line = line.removeprefix(prefix)
+            return line
+    return ""
+
+
+@dataclass(frozen=True)
+class Worktree:
+    """One working tree of a repository: the main one or a linked one."""
+
+    root: Path
+    """The top folder of the working tree."""
+    git_dir: Path
+    """This worktree's own git folder (`.git`, or `.git/worktrees/NAME` for a linked one)."""
+    common_dir: Path
+    """The repository's git folder shared by all its worktrees."""
+    branch: str | None
+    """The checked-out branch's short name; None when HEAD is detached."""
+    head: str | None
+    """The commit HEAD points to; None before the first commit."""
+
+    @property
+    def is_linked(self) -> bool:
+        return self.git_dir != self.common_dir
+
+
+def find_worktree(path: Path | str = ".") -> Worktree:
+    """The worktree containing `path`.
+
+    Raises:
+        NotARepository: `path` does not exist or is not inside a git working tree.
+    """
+    start = Path(path).expanduser()
+    if not start.exists():
+        raise NotARepository(f"{path}: no such file or directory")
+    if not start.is_dir():
+        start = start.parent
+    start = start.resolve()
+    try:
+        out = run_git(start, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir")
+    except GitFailed as error:
+        message = str(error)
+        if "not a git repository" in message:
+            raise NotARepository(f"{path} is not inside a git repository") from None
+        if "must be run in a work tree" in message:
+            raise NotARepository(f"{path} is not inside a working tree (a bare repository or a .git folder)") from None
+        raise NotARepository(f"{path}: {message}") from None
+    lines = os.fsdecode(out).split("\n")
+    if len(lines) < 3 or not lines[0]:
+        raise NotARepository(f"{path} is not inside a working tree")
+    root, git_dir, common = Path(lines[0]), Path(lines[1]), Path(lines[2])
+    if not common.is_absolute():
+        common = (start / common).resolve()
+    branch = _read_head_branch(git_dir)
+    head_out = run_git(root, "rev-parse", "--quiet", "--verify", "HEAD^{commit}", ok=(0, 1))
+    head = head_out.decode().strip() or None
+    return Worktree(root=root, git_dir=git_dir, common_dir=common, branch=branch, head=head)
+
+
+def _read_head_branch(git_dir: Path) -> str | None:
+    # Reading HEAD ourselves answers both "which branch" and "is it unborn" without a process.
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="surrogateescape").strip()
+    except OSError:
+        return None
+    if head.startswith("ref: refs/heads/"):
+        return head.removeprefix("ref: refs/heads/")
+    return None
+
+
+def config_value(worktree: Worktree, key: str) -> str | None:
+    """A git config value as the worktree sees it, or None when unset."""
+    out = run_git(worktree.root, "config", "--get", key, ok=(0, 1))
+    return out.decode("utf-8", "replace").strip() or None
+
+
+def default_branch(worktree: Worktree) -> str | None:
+    """The branch agents' work is measured against: `review.base` from git config, else
+    main or master, else what origin calls its default; None when there is none."""
+    configured = config_value(worktree, "review.base")
+    if configured:
+        return configured
+    candidates = [
+        "refs/heads/main",
+        "refs/heads/master",
+        "refs/remotes/origin/HEAD",
+        "refs/remotes/origin/main",
+        "refs/remotes/origin/master",
+    ]
+    out = run_git(worktree.root, "for-each-ref", "--format=%(refname) %(symref)", *candidates)
+    found: dict[str, str] = {}
+    for line in out.decode("utf-8", "replace").splitlines():
+        name, _, target = line.partition(" ")
+        found[name] = target
+    for ref in candidates:
+        if ref not in found:
+            continue
+        if ref == "refs/remotes/origin/HEAD":
+            target = found[ref]
+            if not target:
+                continue
+            return target.removeprefix("refs/remotes/")
+        return ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
+    return None
+
+
+def resolve_commit(worktree: Worktree, rev: str) -> str:
+    """The full id of the commit `rev` names.
+
+    Raises:
+        BadRevision: the repository has no such commit.
+    """
+    if not rev or rev.startswith("-"):
+        raise BadRevision(f"not a revision: '{rev}'")
+    out = run_git(worktree.root, "rev-parse", "--quiet", "--verify", f"{rev}^{{commit}}", ok=(0, 1))
+    sha = out.decode().strip()
+    if not sha:
+        raise BadRevision(f"unknown revision '{rev}'")
+    return sha
+
+
+def merge_base(worktree: Worktree, a: str, b: str) -> str | None:
+    """The best common ancestor of two commits; None when their histories are unrelated."""
+    out = run_git(worktree.root, "merge-base", a, b, ok=(0, 1))
+    return out.decode().strip() or None
+
+
+def empty_tree(worktree: Worktree) -> str:
+    """The id of the empty tree in this repository's hash (SHA-1 or SHA-256)."""
+    return run_git(worktree.root, "hash-object", "-t", "tree", "--stdin", input=b"").decode().strip()
+
+
+@dataclass(frozen=True)
+class WorktreeEntry:
+    """A worktree as `git worktree list` reports it."""
+
+    path: Path
+    head: str | None
+    branch: str | None
+    detached: bool
+    bare: bool
+    prunable: bool
+
+
+def list_worktrees(worktree: Worktree) -> list[WorktreeEntry]:
+    """Every worktree of the repository `worktree` belongs to, the main one first."""
+    out = run_git(worktree.root, "worktree", "list", "--porcelain", "-z")
+    entries: list[WorktreeEntry] = []
+    fields: dict[str, str] = {}
+    for item in out.split(b"\0"):
+        if item:
+            key, _, value = os.fsdecode(item).partition(" ")
+            fields[key] = value
+            continue
+        if "worktree" in fields:
+            head = fields.get("HEAD")
+            entries.append(
+                WorktreeEntry(
+                    path=Path(fields["worktree"]),
+                    head=None if not head or set(head) == {"0"} else head,
+                    branch=fields["branch"].removeprefix("refs/heads/") if "branch" in fields else None,
+                    detached="detached" in fields,
+                    bare="bare" in fields,
+                    prunable="prunable" in fields,
+                )
+            )
+        fields = {}
+    return entries
+
+
+def untracked_files(worktree: Worktree) -> list[bytes]:
+    """Files git does not track and does not ignore, as raw path bytes relative to the root."""
+    out = run_git(worktree.root, "ls-files", "--others", "--exclude-standard", "-z")
+    return [path for path in out.split(b"\0") if path]
+
+
+def diff_output(
+    worktree: Worktree,
+    old: str,
+    new: str | None = None,
+    *,
+    cached: bool = False,
+    untracked: bool = False,
+    paths: Sequence[str] = (),
+    context: int | None = None,
+) -> bytes:
+    """git's raw, numstat and patch output, NUL-separated, between two sides.
+
+    `old` is a commit or tree; `new` a commit, or None for the working tree (or for the index
+    when `cached`). With `untracked`, files git does not track yet appear as added files.
+    """
+    args = [*_DIFF_CONFIG, "diff", "--raw", "--numstat", "--patch", "-z", *DIFF_OPTIONS]
+    if context is not None:
+        args.append(f"--unified={context}")
+    if cached:
+        args.append("--cached")
+    args.append(old)
+    if new is not None:
+        args.append(new)
+    args.append("--")
+    args.extend(paths)
+    if not untracked:
+        return run_git(worktree.root, *args)
+    new_files = untracked_files(worktree)
+    if not new_files:
+        return run_git(worktree.root, *args)
+    with _index_with_intent_to_add(worktree, new_files) as index:
+        return run_git(worktree.root, *args, env={"GIT_INDEX_FILE": index})
+
+
+class _index_with_intent_to_add:
+    """A copy of the worktree's index in which untracked files are marked intent-to-add, so a
+    diff against the working tree shows them as new files. The real index is never touched."""
+
+    def __init__(self, worktree: Worktree, paths: list[bytes]) -> None:
+        self.worktree = worktree
+        self.paths = paths
+        self.folder = ""
+
+    def __enter__(self) -> str:
+        self.folder = tempfile.mkdtemp(prefix="review-index-")
+        index = os.path.join(self.folder, "index")
+        real = run_git(self.worktree.root, "rev-parse", "--git-path", "index").decode().strip()
+        real_path = Path(real) if os.path.isabs(real) else self.worktree.root / real
+        if real_path.exists():
+            shutil.copyfile(real_path, index)
+        run_git(
+            self.worktree.root,
+            "add",
+            "--intent-to-add",
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+            input=b"\0".join(self.paths) + b"\0",
+            env={"GIT_INDEX_FILE": index},
+        )
+        return index
+
+    def __exit__(self, *exc: object) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)

@@ -1,0 +1,97 @@
+"""What is reviewed: the two sides a worktree's diff is taken between, and loading that diff.
+
+The default is everything the agent changed: from where its branch left the default branch to
+the working tree, committed, staged, unstaged and untracked work alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from review import git
+from review.diff import Diff, parse
+from review.errors import BadRevision
+from review.git import Worktree
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The reviewer's choice of what to compare; at most one field is set."""
+
+    staged: bool = False
+    """HEAD against the index."""
+    base: str | None = None
+    """Where the branch left REF against the working tree."""
+    range: str | None = None
+    """`A..B` (A against B) or `A...B` (their merge-base against B)."""
+
+
+@dataclass(frozen=True)
+class Sides:
+    """A scope resolved to concrete objects."""
+
+    old: str
+    """The commit or tree on the old side."""
+    new: str | None
+    """The commit on the new side; None for the working tree (or the index when `cached`)."""
+    cached: bool
+    untracked: bool
+    label: str
+    """How the header names the comparison, e.g. `main...working tree`."""
+
+
+WORKING_TREE = "working tree"
+
+
+def resolve(worktree: Worktree, scope: Scope) -> Sides:
+    """The two sides `scope` means for `worktree`.
+
+    Raises:
+        BadRevision: a revision in the scope is unknown, or a range is malformed.
+    """
+    head = worktree.head
+    if scope.range is not None:
+        return _range_sides(worktree, scope.range)
+    if scope.staged:
+        return Sides(head or git.empty_tree(worktree), None, True, False, "HEAD...index")
+    if scope.base is not None:
+        base = git.resolve_commit(worktree, scope.base)
+        start = git.merge_base(worktree, base, head) if head else None
+        return Sides(start or base, None, False, True, f"{scope.base}...{WORKING_TREE}")
+    if head is None:
+        return Sides(git.empty_tree(worktree), None, False, True, f"(no commits)...{WORKING_TREE}")
+    default = git.default_branch(worktree)
+    if default is None or worktree.branch == default:
+        return Sides(head, None, False, True, f"HEAD...{WORKING_TREE}")
+    try:
+        default_commit = git.resolve_commit(worktree, default)
+    except BadRevision:
+        raise BadRevision(f"the default branch '{default}' (review.base) is not a commit") from None
+    start = git.merge_base(worktree, default_commit, head)
+    if start is None:
+        return Sides(head, None, False, True, f"HEAD...{WORKING_TREE}")
+    return Sides(start, None, False, True, f"{default}...{WORKING_TREE}")
+
+
+def _range_sides(worktree: Worktree, spec: str) -> Sides:
+    symmetric = "..." in spec
+    left, sep, right = spec.partition("..." if symmetric else "..")
+    if not sep:
+        raise BadRevision(f"a range is written A..B or A...B, not '{spec}'")
+    old = git.resolve_commit(worktree, left or "HEAD")
+    new = git.resolve_commit(worktree, right or "HEAD")
+    if symmetric:
+        start = git.merge_base(worktree, old, new)
+        if start is None:
+            raise BadRevision(f"'{left}' and '{right}' have no common ancestor")
+        old = start
+    return Sides(old, new, False, False, spec)
+
+
+def load(worktree: Worktree, scope: Scope = Scope()) -> tuple[Sides, Diff]:
+    """Resolve `scope` and read its diff."""
+    sides = resolve(worktree, scope)
+    output = git.diff_output(
+        worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked
+    )
+    return sides, parse(output)

@@ -1,0 +1,85 @@
+"""Real git repositories in tmp_path, with git isolated from the machine's configuration and
+fixed dates so that commit ids and snapshots are stable."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Test Author\n\temail = test@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
+        "[protocol \"file\"]\n\tallow = always\n"
+    )
+    monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-01-01T12:00:00+00:00")
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-01T12:00:00+00:00")
+
+
+class Repo:
+    """A git working tree for a test, with short ways to write, stage and commit."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def git(self, *args: str, input: bytes | None = None) -> str:
+        proc = subprocess.run(
+            ["git", *args], cwd=self.root, input=input, capture_output=True, check=False
+        )
+        if proc.returncode != 0:
+            raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode()}")
+        return proc.stdout.decode("utf-8", "surrogateescape")
+
+    def write(self, path: str | bytes, content: str | bytes) -> Path:
+        target = self.root / os.fsdecode(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            target.write_bytes(content.encode())
+        else:
+            target.write_bytes(content)
+        return target
+
+    def commit(self, message: str = "change", *paths: str) -> str:
+        self.git("add", "--all", *(["--", *paths] if paths else []))
+        self.git("commit", "--quiet", "--allow-empty", "-m", message)
+        return self.head()
+
+    def head(self) -> str:
+        return self.git("rev-parse", "HEAD").strip()
+
+    def worktree(self, name: str, branch: str, start: str = "main") -> Repo:
+        path = self.root.parent / name
+        self.git("worktree", "add", "--quiet", "-b", branch, str(path), start)
+        return Repo(path)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    """An empty repository on branch main."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    made = Repo(root)
+    made.git("init", "--quiet")
+    return made
+
+
+@pytest.fixture
+def project(repo: Repo) -> Repo:
+    """A repository with one commit of a few files on main."""
+    repo.write("README.md", "# project\n")
+    repo.write("src/app.py", "".join(f"line {n}\n" for n in range(1, 21)))
+    repo.write("src/util.py", "def helper():\n    return 1\n")
+    repo.commit("initial")
+    return repo
