@@ -83,3 +83,38 @@ def project(repo: Repo) -> Repo:
     repo.write("src/util.py", "def helper():\n    return 1\n")
     repo.commit("initial")
     return repo
+
+
+async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the diff is loaded and every worker (highlighting, loading) has finished."""
+    from review.tui.review_screen import ReviewScreen
+
+    for _ in range(200):
+        await pilot.pause()
+        screen = pilot.app.screen
+        if isinstance(screen, ReviewScreen) and screen.diff is not None:
+            break
+    for _ in range(20):
+        busy = [worker for worker in pilot.app.workers if worker.group != "watch" and worker.is_running]
+        if not busy:
+            break
+        await pilot.app.workers.wait_for_complete(busy)
+        await pilot.pause()
+
+
+@pytest.fixture
+def agent_worktree(project: Repo) -> Repo:
+    """A worktree whose diff has several files and hunks, a binary file and a long line."""
+    project.write("src/app.py", "".join(f"value_{n} = {n}\n" for n in range(1, 61)))
+    project.commit("a longer app")
+    agent = project.worktree("agent", "agent/work")
+    lines = [f"value_{n} = {n}\n" for n in range(1, 61)]
+    for n in (5, 30, 55):
+        lines[n - 1] = f"value_{n} = {n} * 2  # doubled\n"
+    agent.write("src/app.py", "".join(lines))
+    agent.commit("double some values")
+    agent.write("src/util.py", "def helper():\n    return 42\n")
+    agent.write("docs/guide.md", "# Guide\n\nHow to use it.\n")
+    agent.write("image.bin", b"\x00\x01\x02binary")
+    agent.write("long.txt", "start " + "x" * 300 + " end\n")
+    return agent

@@ -53,16 +53,16 @@ def _scope(args: argparse.Namespace) -> Scope:
 def _open_review(argv: Sequence[str]) -> int:
     args = _review_parser().parse_args(argv)
     from review import git, scope
+    from review.config import load_config
 
     worktree = git.find_worktree(args.path)
-    sides, diff = scope.load(worktree, _scope(args))
-    # Until the viewer exists, the diff is listed as text.
-    print(f"{worktree.root}  {sides.label}  {len(diff.files)} files  +{diff.added} -{diff.removed}")
-    for file in diff.files:
-        name = file.display_path
-        if file.old_path is not None:
-            name = f"{file.display_old_path} -> {name}"
-        print(f"  {file.status.letter} {name}  +{file.added} -{file.removed}")
+    chosen = _scope(args)
+    # A bad revision or config is one line here, before the screen is taken over.
+    scope.resolve(worktree, chosen)
+    config = load_config()
+    from review.tui.app import make_app
+
+    make_app(worktree, chosen, config).run()
     return 0
 
 

@@ -8,6 +8,7 @@ file's hunks are needed, when unidiff parses that file alone.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -135,9 +136,19 @@ class FileDiff:
         return self.added + self.removed > LARGE_FILE_LINES or self.patch_size > LARGE_FILE_BYTES
 
     @property
+    def fingerprint(self) -> str:
+        """Changes whenever the file's change does: a viewed mark holds it, to lapse with it."""
+        return hashlib.sha1(self.patch).hexdigest()[:16]
+
+    @property
+    def sections(self) -> list[bytes]:
+        """This file's parts of git's patch output, headers included: one, or two for a type
+        change, which git shows as a deletion and a creation."""
+        return [self._source[start:end] for start, end in self._spans]
+
+    @property
     def patch(self) -> bytes:
-        """This file's part of git's patch output, headers included."""
-        return b"".join(self._source[start:end] for start, end in self._spans)
+        return b"".join(self.sections)
 
     @cached_property
     def hunks(self) -> list[Hunk]:
@@ -147,18 +158,15 @@ class FileDiff:
             BrokenDiff: the patch text is not a well-formed diff.
         """
         hunks: list[Hunk] = []
-        for start, end in self._spans:
-            hunks.extend(self._parse_span(self._source[start:end]))
+        for section in self.sections:
+            hunks.extend(self._parse_section(section))
         return hunks
 
-    def _parse_span(self, section: bytes) -> list[Hunk]:
-        if section.startswith(b"@@ "):
-            first = 0
-        else:
-            first = section.find(b"\n@@ ") + 1
-            if first == 0:
-                return []
-        text, utf8 = decode(section[first:])
+    def _parse_section(self, section: bytes) -> list[Hunk]:
+        body = hunk_text(section)
+        if not body:
+            return []
+        text, utf8 = decode(body)
         self.utf8 = self.utf8 and utf8
         lines = text.split("\n")
         if lines and lines[-1] == "":
@@ -171,6 +179,14 @@ class FileDiff:
         except unidiff.UnidiffParseError as error:
             raise BrokenDiff(f"{self.display_path}: broken diff: {error}") from None
         return [_hunk(h) for patched in patch for h in patched]
+
+
+def hunk_text(section: bytes) -> bytes:
+    """A file section's patch from its first hunk header on, or nothing when it has no hunks."""
+    if section.startswith(b"@@ "):
+        return section
+    start = section.find(b"\n@@ ")
+    return section[start + 1 :] if start >= 0 else b""
 
 
 def _hunk(parsed: unidiff.Hunk) -> Hunk:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from review import git
-from review.diff import Diff, parse
+from review.diff import Diff, FileDiff, parse
 from review.errors import BadRevision
 from review.git import Worktree
 
@@ -95,3 +95,21 @@ def load(worktree: Worktree, scope: Scope = Scope()) -> tuple[Sides, Diff]:
         worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked
     )
     return sides, parse(output)
+
+
+def load_file(worktree: Worktree, sides: Sides, file: FileDiff, context: int) -> FileDiff:
+    """`file` again with `context` lines around each change (the same file, fresh from git)."""
+    paths = [file.path] if file.old_path is None else [file.old_path, file.path]
+    output = git.diff_output(
+        worktree,
+        sides.old,
+        sides.new,
+        cached=sides.cached,
+        untracked=sides.untracked,
+        paths=paths,
+        context=context,
+    )
+    for candidate in parse(output).files:
+        if candidate.path == file.path:
+            return candidate
+    return file

@@ -1,0 +1,82 @@
+"""The reviewer's settings: `~/.config/review/config.toml` (or under `$XDG_CONFIG_HOME`).
+
+    theme = "textual-light"        # any Textual theme; "dark" and "light" are short for the default two
+    syntax_theme = "monokai"       # any Pygments style; default: one that suits the theme
+    split = true                   # open in the split view
+    [keys]
+    next_hunk = "ctrl+n"           # binding id = key, or several keys separated by commas
+
+`?` in the viewer lists every binding id with its key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from review.errors import ReviewError
+
+_THEME_ALIASES = {"dark": "textual-dark", "light": "textual-light"}
+
+
+class BadConfig(ReviewError):
+    """The config file cannot be used."""
+
+
+@dataclass(frozen=True)
+class Config:
+    theme: str = "textual-dark"
+    syntax_theme: str | None = None
+    split: bool = False
+    keys: dict[str, str] = field(default_factory=dict)
+    agents: tuple[str, ...] = ()
+    """More program names that `review watch` recognises as agents."""
+
+
+def config_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "review" / "config.toml"
+
+
+def load_config(path: Path | None = None) -> Config:
+    """The settings from the config file; the defaults when there is none.
+
+    Raises:
+        BadConfig: the file exists but is not valid TOML or holds values of the wrong type.
+    """
+    path = path or config_path()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Config()
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadConfig(f"{path}: cannot be read: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise BadConfig(f"{path}: {error}") from None
+
+    def expect(key: str, kind: type, default: object) -> object:
+        value = data.get(key, default)
+        if not isinstance(value, kind):
+            raise BadConfig(f"{path}: '{key}' must be a {kind.__name__}")
+        return value
+
+    keys = expect("keys", dict, {})
+    assert isinstance(keys, dict)
+    for binding, key in keys.items():
+        if not isinstance(key, str) or not key.strip():
+            raise BadConfig(f"{path}: keys.{binding} must be a key name such as \"ctrl+n\"")
+    agents = expect("agents", list, [])
+    assert isinstance(agents, list)
+    if not all(isinstance(agent, str) for agent in agents):
+        raise BadConfig(f"{path}: 'agents' must be a list of program names")
+    theme = str(expect("theme", str, "textual-dark"))
+    syntax = expect("syntax_theme", str, "")
+    return Config(
+        theme=_THEME_ALIASES.get(theme, theme),
+        syntax_theme=str(syntax) or None,
+        split=bool(expect("split", bool, False)),
+        keys=dict(keys),
+        agents=tuple(agents),
+    )

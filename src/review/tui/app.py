@@ -1,0 +1,64 @@
+"""The Textual application, built by one factory for the command line and for the tests."""
+
+from __future__ import annotations
+
+from textual.app import App
+from textual.binding import Binding
+
+from review.config import BadConfig, Config
+from review.git import Worktree
+from review.scope import Scope
+from review.tui.help_screen import HelpScreen
+from review.tui.review_screen import ReviewScreen
+from review.tui.widgets.diff_view import DiffView
+from review.tui.widgets.file_list import FileList
+
+
+class ReviewApp(App[None]):
+    """`review`: one worktree's diff."""
+
+    TITLE = "review"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="quit"),
+        Binding("question_mark", "help", "Help", key_display="?", id="help"),
+    ]
+
+    def __init__(self, worktree: Worktree, chosen: Scope, config: Config, *, watch: bool = True) -> None:
+        super().__init__()
+        self.worktree = worktree
+        self.chosen = chosen
+        self.config = config
+        self.watching = watch
+        if config.theme not in self.available_themes:
+            names = ", ".join(sorted(self.available_themes))
+            raise BadConfig(f"unknown theme '{config.theme}' in the config file; choose one of {names}")
+        self.theme = config.theme
+        self.set_keymap(config.keys)
+
+    def on_mount(self) -> None:
+        self.push_screen(
+            ReviewScreen(
+                self.worktree,
+                self.chosen,
+                watch=self.watching,
+                split=self.config.split,
+                syntax_theme=self.config.syntax_theme,
+            )
+        )
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        groups = [
+            ("Moving in the diff", list(DiffView.BINDINGS)),
+            ("Reviewing", list(ReviewScreen.BINDINGS)),
+            ("File list", list(FileList.BINDINGS)),
+            ("Everywhere", list(self.BINDINGS)),
+        ]
+        self.push_screen(HelpScreen(groups, self.config.keys))
+
+
+def make_app(worktree: Worktree, chosen: Scope = Scope(), config: Config | None = None, *, watch: bool = True) -> ReviewApp:
+    """The review app for `worktree`; tests pass `watch=False` to leave the file watcher off."""
+    return ReviewApp(worktree, chosen, config or Config(), watch=watch)

@@ -1,0 +1,398 @@
+"""The diff as rows on screen: which row shows which line, in the unified or the split view.
+
+The whole diff is one flat run of rows, so the view scrolls and jumps by row index at the same cost
+anywhere in it. A file's rows are built, and its hunks parsed, only when one of them is needed;
+until then its row count comes from a scan of its patch bytes, which is exact unless long lines
+wrap (then it is an estimate, corrected when the file is built).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from enum import IntEnum
+
+from rich.cells import cell_len
+
+from review.diff import Diff, FileDiff, Hunk, Line, hunk_text
+from review.errors import BrokenDiff
+from review.text import visible
+from review.words import pair_lines
+
+TAB_SIZE = 4
+
+
+class RowKind(IntEnum):
+    FILE = 0
+    """The file's header: status, path, counts."""
+    NOTE = 1
+    """One line standing for the file's content: binary, large, mode only, unreadable."""
+    HUNK = 2
+    """A hunk's @@ header."""
+    LINE = 3
+    """One line of the unified view."""
+    PAIR = 4
+    """One row of the split view: an old line, a new line, or both."""
+    GAP = 5
+    """The blank row after a file."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """What one row of the view shows."""
+
+    kind: RowKind
+    file: int
+    hunk: int = -1
+    line: int = -1
+    """LINE: the line's index in its hunk."""
+    left: int = -1
+    """PAIR: the index of the old side's line, or -1."""
+    right: int = -1
+    """PAIR: the index of the new side's line, or -1."""
+    part: int = 0
+    """Which piece of a wrapped line this row shows."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """A position that outlives a layout: a file, and a line number on each side when on a line."""
+
+    path: str
+    new: int | None = None
+    old: int | None = None
+
+
+def display_text(text: str) -> str:
+    """A line as drawn: control characters made visible, tabs expanded."""
+    return visible(text).expandtabs(TAB_SIZE)
+
+
+def number_width(file: FileDiff) -> int:
+    """Digits needed for the file's largest line number (at least 3)."""
+    largest = max((max(h.old_start + h.old_count, h.new_start + h.new_count) for h in file.hunks), default=1)
+    return max(3, len(str(largest)))
+
+
+def unified_gutter(digits: int) -> int:
+    """Cells before the text in the unified view: `old new sign `."""
+    return 2 * digits + 4
+
+
+def split_gutter(digits: int) -> int:
+    """Cells before the text in one pane of the split view: `number sign `."""
+    return digits + 3
+
+
+class Layout:
+    """Rows of a diff for one way of viewing it."""
+
+    def __init__(
+        self,
+        diff: Diff,
+        *,
+        split: bool = False,
+        wrap: bool = False,
+        width: int = 80,
+        folded: frozenset[str] = frozenset(),
+        expanded: frozenset[str] = frozenset(),
+    ) -> None:
+        self.diff = diff
+        self.split = split
+        self.wrap = wrap
+        self.width = max(width, 20)
+        self.folded = folded
+        """Paths shown as their header only."""
+        self.expanded = expanded
+        """Paths of large files and submodules the reviewer asked to see in full."""
+        self._rows: dict[int, list[Row]] = {}
+        self.widest = 0
+        """Display width of the longest line of the files built so far."""
+        self.errors: dict[int, str] = {}
+        """Files whose patch could not be read, with the reason."""
+        self._counts = [self._estimate(i) for i in range(len(diff.files))]
+        self._starts: list[int] = []
+        self._recount()
+
+    # -- sizes -------------------------------------------------------------------------------
+
+    @property
+    def total(self) -> int:
+        return self._starts[-1] if self._starts else 0
+
+    def _recount(self) -> None:
+        starts = [0]
+        for count in self._counts:
+            starts.append(starts[-1] + count)
+        self._starts = starts
+
+    def file_start(self, index: int) -> int:
+        return self._starts[index]
+
+    def file_of(self, row: int) -> int:
+        """The index of the file that row `row` belongs to."""
+        return min(bisect_right(self._starts, row) - 1, len(self._counts) - 1)
+
+    def shows_body(self, index: int) -> bool:
+        """Whether the file's hunks are shown rather than a header or a one-line note."""
+        file = self.diff.files[index]
+        if file.path in self.folded or file.binary or not _has_hunks(file):
+            return False
+        if (file.large or file.submodule) and file.path not in self.expanded:
+            return False
+        return index not in self.errors
+
+    def _estimate(self, index: int) -> int:
+        file = self.diff.files[index]
+        if file.path in self.folded:
+            return 2
+        if not self.shows_body(index):
+            return 3
+        if self.wrap:
+            text_width = self._text_width(4)
+            return 2 + sum(max(1, math.ceil(n / text_width)) for n in _body_widths(file))
+        kinds = _body_kinds(file)
+        if self.split:
+            return 2 + _split_rows(kinds)
+        return 2 + len(kinds)
+
+    def _text_width(self, digits: int) -> int:
+        if self.split:
+            return max(1, (self.width - 1) // 2 - split_gutter(digits))
+        return max(1, self.width - unified_gutter(digits))
+
+    # -- rows ----------------------------------------------------------------------------------
+
+    def row(self, index: int) -> Row:
+        """The row at `index`, building its file's rows if needed."""
+        file = self.file_of(index)
+        rows = self.rows_of(file)
+        return rows[min(index - self._starts[file], len(rows) - 1)]
+
+    def rows_of(self, index: int) -> list[Row]:
+        """Every row of one file, built on first use."""
+        rows = self._rows.get(index)
+        if rows is None:
+            rows = self._build(index)
+            self._rows[index] = rows
+            if len(rows) != self._counts[index]:
+                self._counts[index] = len(rows)
+                self._recount()
+        return rows
+
+    def built(self, index: int) -> bool:
+        return index in self._rows
+
+    def _build(self, index: int) -> list[Row]:
+        file = self.diff.files[index]
+        rows = [Row(RowKind.FILE, index)]
+        if file.path in self.folded:
+            return [*rows, Row(RowKind.GAP, index)]
+        hunks: list[Hunk] = []
+        if self.shows_body(index):
+            try:
+                hunks = file.hunks
+            except BrokenDiff as error:
+                self.errors[index] = str(error)
+        if not hunks:
+            return [*rows, Row(RowKind.NOTE, index), Row(RowKind.GAP, index)]
+        digits = number_width(file)
+        width = self._text_width(digits)
+        if not self.wrap:
+            longest = max((len(line.text) for hunk in hunks for line in hunk.lines), default=0)
+            # tabs and control characters draw wider than they count; measure the long lines only
+            self.widest = max(
+                self.widest,
+                *(cell_len(display_text(line.text)) for hunk in hunks for line in hunk.lines if len(line.text) * 2 >= longest),
+            )
+        for h, hunk in enumerate(hunks):
+            rows.append(Row(RowKind.HUNK, index, h))
+            if self.split:
+                rows.extend(self._pairs(index, h, hunk, width))
+            else:
+                for i, line in enumerate(hunk.lines):
+                    for part in range(self._parts(line, width)):
+                        rows.append(Row(RowKind.LINE, index, h, line=i, part=part))
+        rows.append(Row(RowKind.GAP, index))
+        return rows
+
+    def _pairs(self, index: int, h: int, hunk: Hunk, width: int) -> Iterator[Row]:
+        partner = dict(pair_lines(hunk.lines))
+        taken = set(partner.values())
+        for i, line in enumerate(hunk.lines):
+            if i in taken:
+                continue
+            if line.kind == " ":
+                left, right = i, i
+            elif line.kind == "-":
+                left, right = i, partner.get(i, -1)
+            else:
+                left, right = -1, i
+            parts = 1
+            if self.wrap:
+                parts = max(self._parts(hunk.lines[j], width) for j in (left, right) if j >= 0)
+            for part in range(parts):
+                yield Row(RowKind.PAIR, index, h, left=left, right=right, part=part)
+
+    def _parts(self, line: Line, width: int) -> int:
+        if not self.wrap:
+            return 1
+        return max(1, math.ceil(cell_len(display_text(line.text)) / width))
+
+    def overflow(self) -> int:
+        """How many cells the longest line built so far is wider than the text area."""
+        return max(0, self.widest - self._text_width(3))
+
+    # -- what a row shows ----------------------------------------------------------------------
+
+    def lines_of(self, row: Row) -> tuple[Line | None, Line | None]:
+        """The old-side and new-side line a row shows; the same line twice for context."""
+        if row.kind not in (RowKind.LINE, RowKind.PAIR):
+            return None, None
+        lines = self.diff.files[row.file].hunks[row.hunk].lines
+        if row.kind is RowKind.LINE:
+            line = lines[row.line]
+            return (line if line.kind != "+" else None), (line if line.kind != "-" else None)
+        return (lines[row.left] if row.left >= 0 else None), (lines[row.right] if row.right >= 0 else None)
+
+    def place(self, index: int) -> Place:
+        """Where row `index` is, in terms that survive a new layout."""
+        if not self.diff.files:
+            return Place("")
+        row = self.row(index)
+        old, new = self.lines_of(row)
+        return Place(
+            self.diff.files[row.file].path,
+            new=new.new if new is not None else None,
+            old=old.old if old is not None else None,
+        )
+
+    def find(self, place: Place) -> int | None:
+        """The row nearest to `place`: the same file, the nearest line on the same side."""
+        index = next((i for i, f in enumerate(self.diff.files) if f.path == place.path), None)
+        if index is None:
+            return None
+        start = self._starts[index]
+        if place.new is None and place.old is None:
+            return start
+        best: tuple[int, int] | None = None
+        for offset, row in enumerate(self.rows_of(index)):
+            if row.part:
+                continue
+            old, new = self.lines_of(row)
+            if place.new is not None and new is not None and new.new is not None:
+                distance = abs(new.new - place.new)
+            elif place.new is None and place.old is not None and old is not None and old.old is not None:
+                distance = abs(old.old - place.old)
+            else:
+                continue
+            if best is None or distance < best[0]:
+                best = (distance, start + offset)
+        return best[1] if best else start
+
+    # -- moving --------------------------------------------------------------------------------
+
+    def next_hunk(self, index: int, forward: bool = True) -> int | None:
+        """The next (or previous) hunk header after row `index`, across files."""
+        return self._next_row(index, forward, lambda row: row.kind is RowKind.HUNK)
+
+    def next_file(self, index: int, forward: bool = True) -> int | None:
+        """The first row of the next file, or of this file (or the previous one) going back."""
+        if not self.diff.files:
+            return None
+        file = self.file_of(index)
+        if forward:
+            return self._starts[file + 1] if file + 1 < len(self._counts) else None
+        if index > self._starts[file]:
+            return self._starts[file]
+        return self._starts[file - 1] if file > 0 else None
+
+    def search(self, pattern: re.Pattern[str], index: int, forward: bool = True) -> int | None:
+        """The next row after `index` (or before it, going back) with a line `pattern` matches,
+        wrapping around. Files whose patch bytes cannot match are not parsed."""
+        if not self.diff.files:
+            return None
+        prefilter = _bytes_pattern(pattern)
+
+        def matches(row: Row) -> bool:
+            return not row.part and any(line is not None and pattern.search(line.text) for line in self.lines_of(row))
+
+        count = len(self._counts)
+        here = self.file_of(index)
+        step = 1 if forward else -1
+        # the current file is visited last again, for the matches before `index` in it
+        for n in range(count + 1):
+            file = (here + step * n) % count
+            if not self.shows_body(file):
+                continue
+            if prefilter is not None and not prefilter.search(self.diff.files[file].patch):
+                continue
+            rows = self.rows_of(file)
+            start = self._starts[file]
+            for offset in range(len(rows)) if forward else range(len(rows) - 1, -1, -1):
+                at = start + offset
+                if n == 0 and (at <= index if forward else at >= index):
+                    continue
+                if matches(rows[offset]):
+                    return at
+        return None
+
+    def _next_row(self, index: int, forward: bool, wanted: Callable[[Row], bool]) -> int | None:
+        if not self.diff.files:
+            return None
+        file = self.file_of(index)
+        step = 1 if forward else -1
+        while 0 <= file < len(self._counts):
+            rows = self.rows_of(file)
+            start = self._starts[file]
+            order = range(len(rows)) if forward else range(len(rows) - 1, -1, -1)
+            for offset in order:
+                at = start + offset
+                if (at > index if forward else at < index) and wanted(rows[offset]):
+                    return at
+            file += step
+        return None
+
+
+def _bytes_pattern(pattern: re.Pattern[str]) -> re.Pattern[bytes] | None:
+    """The same search over raw patch bytes, to skip files without parsing them; None when bytes
+    cannot stand for it (ignoring case is ASCII-only for bytes)."""
+    if not pattern.pattern.isascii():
+        return None
+    return re.compile(pattern.pattern.encode("ascii"), pattern.flags & re.IGNORECASE)
+
+
+def _has_hunks(file: FileDiff) -> bool:
+    return any(hunk_text(section) for section in file.sections)
+
+
+_BODY_LINE = re.compile(rb"^([ +\-@])", re.MULTILINE)
+
+
+def _body_kinds(file: FileDiff) -> bytes:
+    """The first character of every hunk header and line ('@', ' ', '-', '+'), in order."""
+    return b"".join(kind for section in file.sections for kind in _BODY_LINE.findall(hunk_text(section)))
+
+
+_CHANGE_BLOCK = re.compile(rb"(-+)(\+*)")
+
+
+def _split_rows(kinds: bytes) -> int:
+    """Rows of the split view: a block of removed lines beside the added lines after it."""
+    rows = len(kinds)
+    for match in _CHANGE_BLOCK.finditer(kinds):
+        rows -= min(len(match.group(1)), len(match.group(2)))
+    return rows
+
+
+def _body_widths(file: FileDiff) -> list[int]:
+    """Estimated display widths of a file's rows, for wrapping before the file is parsed."""
+    return [
+        len(raw) - 1 + raw.count(b"\t") * (TAB_SIZE - 1)
+        for section in file.sections
+        for raw in hunk_text(section).split(b"\n")
+        if raw[:1] in (b" ", b"+", b"-", b"@")
+    ]

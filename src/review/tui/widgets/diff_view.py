@@ -1,0 +1,477 @@
+"""The diff view: every row of a worktree's diff in one line-API ScrollView.
+
+Only the rows on screen are drawn, each from the flat `Layout`; drawn rows are cached, and the
+cursor is laid over a cached row, so moving it costs nothing. Syntax colours are computed per hunk
+in worker threads and the rows redrawn when they arrive.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields
+from functools import partial
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.syntax import PygmentsSyntaxTheme
+from textual import events
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from review.diff import Diff, Status
+from review.highlight import highlight
+from review.words import Span, word_changes
+from review.tui.layout import Layout, Place, Row, RowKind
+from review.tui.widgets.diff_rows import HunkColours, Palette, RowContext, render_row
+
+
+class DiffView(ScrollView, can_focus=True):
+    """The rows of a diff, with a cursor the reviewer moves line by line."""
+
+    BINDINGS = [
+        Binding("j,down", "cursor_down", "Down", show=False, id="cursor_down"),
+        Binding("k,up", "cursor_up", "Up", show=False, id="cursor_up"),
+        Binding("space,pagedown", "page_down", "Page down", show=False, id="page_down"),
+        Binding("b,pageup", "page_up", "Page up", show=False, id="page_up"),
+        Binding("g,home", "top", "Top", show=False, id="top"),
+        Binding("G,end", "bottom", "Bottom", show=False, id="bottom"),
+        Binding("right_square_bracket", "next_hunk", "Hunk", key_display="]", id="next_hunk"),
+        Binding("left_square_bracket", "previous_hunk", "Previous hunk", show=False, id="previous_hunk"),
+        Binding("right_curly_bracket", "next_file", "File", key_display="}", id="next_file"),
+        Binding("left_curly_bracket", "previous_file", "Previous file", show=False, id="previous_file"),
+        Binding("h,left", "scroll_text(-8)", "Scroll left", show=False, id="scroll_left"),
+        Binding("l,right", "scroll_text(8)", "Scroll right", show=False, id="scroll_right"),
+        Binding("s", "toggle_split", "Split", id="toggle_split"),
+        Binding("w", "toggle_wrap", "Wrap", show=False, id="toggle_wrap"),
+        Binding("enter,o", "toggle_fold", "Fold/expand", show=False, id="toggle_fold"),
+    ]
+
+    COMPONENT_CLASSES = {
+        "diff-view--context",
+        "diff-view--added",
+        "diff-view--removed",
+        "diff-view--gutter",
+        "diff-view--gutter-added",
+        "diff-view--gutter-removed",
+        "diff-view--word-added",
+        "diff-view--word-removed",
+        "diff-view--hunk",
+        "diff-view--file",
+        "diff-view--note",
+        "diff-view--empty",
+        "diff-view--match",
+        "diff-view--cursor",
+        "diff-view--status-added",
+        "diff-view--status-removed",
+        "diff-view--status-modified",
+        "diff-view--status-renamed",
+    }
+
+    DEFAULT_CSS = """
+    DiffView {
+        background: $surface;
+        scrollbar-size-horizontal: 1;
+        & > .diff-view--context { color: $foreground; }
+        & > .diff-view--added { background: $success 15%; }
+        & > .diff-view--removed { background: $error 15%; }
+        & > .diff-view--gutter { color: $foreground-muted; }
+        & > .diff-view--gutter-added { color: $text-success; background: $success 25%; }
+        & > .diff-view--gutter-removed { color: $text-error; background: $error 25%; }
+        & > .diff-view--word-added { background: $success 45%; text-style: bold; }
+        & > .diff-view--word-removed { background: $error 45%; text-style: bold; }
+        & > .diff-view--hunk { color: $text-accent; background: $accent 10%; }
+        & > .diff-view--file { background: $panel; color: $foreground; }
+        & > .diff-view--note { color: $foreground-muted; text-style: italic; }
+        & > .diff-view--empty { background: $foreground 4%; }
+        & > .diff-view--match { background: $warning 60%; color: $foreground; }
+        & > .diff-view--cursor { background: $primary 35%; }
+        & > .diff-view--status-added { color: $text-success; }
+        & > .diff-view--status-removed { color: $text-error; }
+        & > .diff-view--status-modified { color: $text-warning; }
+        & > .diff-view--status-renamed { color: $text-accent; }
+    }
+    DiffView:blur > .diff-view--cursor { background: $primary 15%; }
+    """
+
+    split: reactive[bool] = reactive(False, init=False)
+    """Old and new side by side, rather than one above the other."""
+    wrap: reactive[bool] = reactive(False, init=False)
+    """Long lines continue on the next rows rather than scrolling sideways."""
+
+    class CursorMoved(Message):
+        """The cursor moved to another file."""
+
+        def __init__(self, file: int) -> None:
+            super().__init__()
+            self.file = file
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, DiffView.CursorMoved)
+
+    class FoldToggled(Message):
+        """The reviewer folded or unfolded a file, or expanded a large one."""
+
+    def __init__(self, *, syntax_theme: str | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.diff: Diff | None = None
+        self.rows: Layout | None = None
+        self.cursor = 0
+        self.folded: set[str] = set()
+        self.expanded: set[str] = set()
+        self.viewed: set[str] = set()
+        self.search: re.Pattern[str] | None = None
+        self.empty_message = "Loading the diff…"
+        self._syntax_theme = syntax_theme
+        self._generation = 0
+        self._strips: LRUCache[tuple[object, ...], Strip] = LRUCache(4096)
+        self._colours: LRUCache[tuple[int, int, int], HunkColours] = LRUCache(2048)
+        self._words: LRUCache[tuple[int, int, int], dict[int, list[Span]]] = LRUCache(2048)
+        self._pending: set[tuple[int, int, int]] = set()
+        self._palette: Palette | None = None
+        self._cursor_file = -1
+
+    # -- content -------------------------------------------------------------------------------
+
+    def show(self, diff: Diff, place: Place | None = None) -> None:
+        """Show `diff`, with the cursor at `place` (or where it was) and at the same height."""
+        if place is None and self.rows is not None and self.rows.total:
+            place = self.rows.place(self.cursor)
+        self.diff = diff
+        self._generation += 1
+        self._pending.clear()
+        self._relayout(place)
+
+    def relayout(self) -> None:
+        """Lay the rows out again after a change of view, keeping the cursor's place."""
+        place = self.rows.place(self.cursor) if self.rows is not None and self.rows.total else None
+        self._relayout(place)
+
+    def _relayout(self, place: Place | None) -> None:
+        if self.diff is None:
+            return
+        height_above = self.cursor - self.scroll_offset.y
+        self.rows = Layout(
+            self.diff,
+            split=self.split,
+            wrap=self.wrap,
+            width=self.scrollable_content_region.width or 80,
+            folded=frozenset(self.folded),
+            expanded=frozenset(self.expanded),
+        )
+        self._strips.clear()
+        found = self.rows.find(place) if place is not None else None
+        self.cursor = found if found is not None else min(self.cursor, max(0, self.rows.total - 1))
+        self._sync_size()
+        self.scroll_to(y=max(0, self.cursor - height_above), animate=False, immediate=True)
+        self._cursor_file = -1
+        self._cursor_changed()
+        self.refresh()
+
+    def _sync_size(self) -> None:
+        if self.rows is None:
+            return
+        width = self.scrollable_content_region.width
+        self.virtual_size = Size(width + self.rows.overflow(), self.rows.total)
+
+    def current_file(self) -> int | None:
+        """The index of the file the cursor is in."""
+        if self.rows is None or not self.rows.total:
+            return None
+        return self.rows.file_of(self.cursor)
+
+    def current_place(self) -> Place | None:
+        if self.rows is None or not self.rows.total:
+            return None
+        return self.rows.place(self.cursor)
+
+    def go_to(self, index: int, *, top: bool = False) -> None:
+        """Put the cursor on row `index`; with `top`, scroll so that row is at the top."""
+        if self.rows is None or not self.rows.total:
+            return
+        previous = self.cursor
+        self.cursor = max(0, min(index, self.rows.total - 1))
+        height = self.scrollable_content_region.height
+        y = self.scroll_offset.y
+        if top:
+            y = self.cursor
+        elif self.cursor < y:
+            y = self.cursor
+        elif self.cursor >= y + height:
+            y = self.cursor - height + 1
+        if y != self.scroll_offset.y:
+            self.scroll_to(y=y, animate=False, immediate=True)
+        else:
+            self.refresh_line(previous - y)
+            self.refresh_line(self.cursor - y)
+        self._cursor_changed()
+
+    def go_to_file(self, file: int) -> None:
+        if self.rows is not None and 0 <= file < len(self.rows.diff.files):
+            self.go_to(self.rows.file_start(file), top=True)
+
+    def _cursor_changed(self) -> None:
+        file = self.current_file()
+        if file is not None and file != self._cursor_file:
+            self._cursor_file = file
+            self.post_message(self.CursorMoved(file))
+
+    def find_text(self, needle: str, forward: bool = True) -> bool:
+        """Move to the next line containing `needle`; False when there is none."""
+        self.search = re.compile(re.escape(needle), re.IGNORECASE) if needle else None
+        self._strips.clear()
+        self.refresh()
+        if self.rows is None or self.search is None:
+            return False
+        found = self.rows.search(self.search, self.cursor, forward)
+        if found is None:
+            return False
+        self.go_to(found)
+        self._center_cursor()
+        return True
+
+    def _center_cursor(self) -> None:
+        height = self.scrollable_content_region.height
+        if not self.cursor - height // 3 <= self.scroll_offset.y <= self.cursor:
+            self.scroll_to(y=max(0, self.cursor - height // 3), animate=False, immediate=True)
+
+    # -- actions -------------------------------------------------------------------------------
+
+    def action_cursor_down(self) -> None:
+        self._into_view()
+        self.go_to(self.cursor + 1)
+
+    def action_cursor_up(self) -> None:
+        self._into_view()
+        self.go_to(self.cursor - 1)
+
+    def _into_view(self) -> None:
+        # after the wheel scrolled the cursor out of sight, keys start from what is on screen
+        y, height = self.scroll_offset.y, self.scrollable_content_region.height
+        if not y <= self.cursor < y + height:
+            self.cursor = y if self.cursor < y else y + height - 1
+
+    def action_page_down(self) -> None:
+        self._page(+1)
+
+    def action_page_up(self) -> None:
+        self._page(-1)
+
+    def _page(self, direction: int) -> None:
+        if self.rows is None:
+            return
+        height = max(1, self.scrollable_content_region.height)
+        self._into_view()
+        above = self.cursor - self.scroll_offset.y
+        y = max(0, min(self.scroll_offset.y + direction * height, self.rows.total - height))
+        self.cursor = max(0, min(self.rows.total - 1, y + above))
+        self.scroll_to(y=y, animate=False, immediate=True)
+        self.refresh()
+        self._cursor_changed()
+
+    def action_top(self) -> None:
+        self.go_to(0)
+
+    def action_bottom(self) -> None:
+        if self.rows is not None:
+            self.go_to(self.rows.total - 1)
+
+    def action_next_hunk(self) -> None:
+        self._jump(self.rows.next_hunk(self.cursor) if self.rows else None)
+
+    def action_previous_hunk(self) -> None:
+        self._jump(self.rows.next_hunk(self.cursor, forward=False) if self.rows else None)
+
+    def action_next_file(self) -> None:
+        self._jump(self.rows.next_file(self.cursor) if self.rows else None)
+
+    def action_previous_file(self) -> None:
+        self._jump(self.rows.next_file(self.cursor, forward=False) if self.rows else None)
+
+    def _jump(self, index: int | None) -> None:
+        if index is None:
+            self.app.bell()
+            return
+        self.go_to(index, top=True)
+
+    def action_scroll_text(self, cells: int) -> None:
+        if not self.wrap:
+            self.scroll_to(x=max(0, self.scroll_offset.x + cells), animate=False, immediate=True)
+
+    def action_toggle_split(self) -> None:
+        self.split = not self.split
+
+    def action_toggle_wrap(self) -> None:
+        self.wrap = not self.wrap
+
+    def watch_split(self) -> None:
+        self.relayout()
+
+    def watch_wrap(self) -> None:
+        self.scroll_to(x=0, animate=False, immediate=True)
+        self.relayout()
+
+    def action_toggle_fold(self) -> None:
+        """On a file's header, fold or unfold the file; on a large file's note, show it."""
+        if self.rows is None or not self.rows.total:
+            return
+        row = self.rows.row(self.cursor)
+        file = self.rows.diff.files[row.file]
+        if row.kind is RowKind.NOTE and (file.large or file.submodule) and file.path not in self.expanded:
+            self.expanded.add(file.path)
+        elif file.path in self.folded:
+            self.folded.discard(file.path)
+        else:
+            self.folded.add(file.path)
+            self.cursor = self.rows.file_start(row.file)
+        self.relayout()
+        self.post_message(self.FoldToggled())
+
+    # -- drawing -------------------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._strips.clear()
+        if self.wrap and self.rows is not None and self.rows.width != event.size.width:
+            self.relayout()
+        else:
+            self._sync_size()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette = None
+        self._strips.clear()
+
+    def on_click(self, event: events.Click) -> None:
+        if self.rows is not None and self.rows.total:
+            self.go_to(self.scroll_offset.y + event.y)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        index = self.scroll_offset.y + y
+        layout = self.rows
+        if layout is None or not layout.total:
+            message = self.empty_message if y == 1 else ""
+            return Strip([Segment(f"  {message}".ljust(width), self.rich_style)]).crop(0, width)
+        if index >= layout.total:
+            return Strip.blank(width, self.rich_style)
+        before = layout.total, layout.widest
+        row = layout.row(index)
+        if (layout.total, layout.widest) != before:
+            self.call_after_refresh(self._sync_size)
+        strip = self._row_strip(row, width)
+        if index == self.cursor:
+            cursor = self.get_component_rich_style("diff-view--cursor")
+            strip = Strip(Segment.apply_style(strip, post_style=Style(bgcolor=cursor.bgcolor)), strip.cell_length)
+        return strip
+
+    def _row_strip(self, row: Row, width: int) -> Strip:
+        assert self.rows is not None
+        colours = None
+        words: dict[int, list[Span]] = {}
+        if row.kind in (RowKind.LINE, RowKind.PAIR):
+            colours = self._hunk_colours(row.file, row.hunk)
+            words = self._hunk_words(row.file, row.hunk)
+        path = self.rows.diff.files[row.file].path
+        key = (row, width, self.scroll_offset.x, colours is not None, self.search, path in self.viewed)
+        strip = self._strips.get(key)
+        if strip is None:
+            context = RowContext(
+                layout=self.rows,
+                palette=self._get_palette(),
+                width=width,
+                scroll_x=self.scroll_offset.x,
+                colours=colours,
+                words=words,
+                search=self.search,
+                viewed=path in self.viewed,
+            )
+            strip = render_row(row, context)
+            self._strips[key] = strip
+        return strip
+
+    def _hunk_words(self, file: int, hunk: int) -> dict[int, list[Span]]:
+        key = (self._generation, file, hunk)
+        words = self._words.get(key)
+        if words is None:
+            assert self.rows is not None
+            words = word_changes(self.rows.diff.files[file].hunks[hunk])
+            self._words[key] = words
+        return words
+
+    def _hunk_colours(self, file: int, hunk: int) -> HunkColours | None:
+        key = (self._generation, file, hunk)
+        colours = self._colours.get(key)
+        if colours is None and key not in self._pending:
+            self._pending.add(key)
+            assert self.rows is not None
+            diff_file = self.rows.diff.files[file]
+            self.run_worker(
+                partial(self._colour_hunk, key, diff_file.path, diff_file.hunks[hunk].lines),
+                thread=True,
+                group="highlight",
+                exit_on_error=False,
+            )
+        return colours
+
+    def _colour_hunk(self, key: tuple[int, int, int], path: str, lines: list) -> None:  # type: ignore[type-arg]
+        """Worker: lex both sides of a hunk, then hand the tokens to the UI thread."""
+        old_index = [i for i, line in enumerate(lines) if line.kind != "+"]
+        new_index = [i for i, line in enumerate(lines) if line.kind != "-"]
+        old_tokens = highlight(path, [lines[i].text for i in old_index])
+        new_tokens = highlight(path, [lines[i].text for i in new_index])
+        colours = HunkColours(dict(zip(old_index, old_tokens)), dict(zip(new_index, new_tokens)))
+        self.app.call_from_thread(self._coloured, key, colours)
+
+    def _coloured(self, key: tuple[int, int, int], colours: HunkColours) -> None:
+        self._pending.discard(key)
+        if key[0] == self._generation:
+            self._colours[key] = colours
+            self.refresh()
+
+    def _get_palette(self) -> Palette:
+        if self._palette is None:
+            style = self.get_component_rich_style
+            theme_name = self._syntax_theme or ("monokai" if self.app.current_theme.dark else "friendly")
+            syntax = _SyntaxStyles(theme_name)
+            statuses = {
+                Status.ADDED: style("diff-view--status-added"),
+                Status.DELETED: style("diff-view--status-removed"),
+                Status.RENAMED: style("diff-view--status-renamed"),
+                Status.COPIED: style("diff-view--status-renamed"),
+            }
+            modified = style("diff-view--status-modified")
+            # each plain style of the palette is the component class of the same name
+            plain = {
+                item.name: style("diff-view--" + item.name.replace("_", "-"))
+                for item in fields(Palette)
+                if item.name not in ("syntax", "status")
+            }
+            self._palette = Palette(
+                **plain,
+                syntax=syntax.style,
+                status=lambda status: statuses.get(status, modified),
+            )
+        return self._palette
+
+
+class _SyntaxStyles:
+    """Foreground colours for Pygments token types; the diff's own backgrounds stay."""
+
+    def __init__(self, theme: str) -> None:
+        try:
+            self._theme = PygmentsSyntaxTheme(theme)
+        except Exception:
+            self._theme = PygmentsSyntaxTheme("monokai")
+        self._cache: dict[object, Style] = {}
+
+    def style(self, token_type: object) -> Style:
+        cached = self._cache.get(token_type)
+        if cached is None:
+            full = self._theme.get_style_for_token(token_type)  # type: ignore[arg-type]
+            cached = Style(color=full.color, bold=full.bold, italic=full.italic, underline=full.underline)
+            self._cache[token_type] = cached
+        return cached

@@ -1,0 +1,147 @@
+"""The changed files as a folder tree: status letter, name, counts and a mark once viewed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from review.diff import Diff, FileDiff, Status
+from review.text import visible
+
+_STATUS_COLOUR = {
+    Status.ADDED: "green",
+    Status.DELETED: "red",
+    Status.MODIFIED: "yellow",
+    Status.RENAMED: "cyan",
+    Status.COPIED: "cyan",
+    Status.TYPE_CHANGED: "magenta",
+    Status.UNMERGED: "red",
+}
+
+
+@dataclass
+class _Folder:
+    """Folders and files in the order the diff first names them: file names map to indexes."""
+
+    entries: dict[str, _Folder | int] = field(default_factory=dict)
+
+    def folder(self, name: str) -> _Folder:
+        entry = self.entries.setdefault(name + "/", _Folder())
+        assert isinstance(entry, _Folder)
+        return entry
+
+
+class FileList(Tree[int]):
+    """Select a file to show it in the diff view; folders fold."""
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="files_down"),
+        Binding("k", "cursor_up", "Up", show=False, id="files_up"),
+    ]
+
+    DEFAULT_CSS = """
+    FileList {
+        background: $surface;
+        padding: 0 1 0 0;
+    }
+    """
+
+    class FileChosen(Message):
+        """The reviewer chose a file in the list."""
+
+        def __init__(self, file: int) -> None:
+            super().__init__()
+            self.file = file
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("files", id=id)
+        self.show_root = False
+        self.guide_depth = 2
+        self._diff: Diff | None = None
+        self._file_nodes: dict[int, TreeNode[int]] = {}
+
+    def show(self, diff: Diff, viewed: set[str]) -> None:
+        """List the files of `diff`, keeping folded folders folded."""
+        folded = {str(node.label) for node in self._all_nodes() if node.allow_expand and not node.is_expanded}
+        self._diff = diff
+        self.clear()
+        self._file_nodes = {}
+        tree = _Folder()
+        for index, file in enumerate(diff.files):
+            *folders, name = file.path.split("/")
+            folder = tree
+            for part in folders:
+                folder = folder.folder(part)
+            folder.entries[name] = index
+        self._add(self.root, tree, folded)
+        self.root.expand()
+        self.mark_viewed(viewed)
+
+    def _add(self, parent: TreeNode[int], folder: _Folder, folded: set[str]) -> None:
+        # entries keep the diff's order, so the list reads top to bottom as the diff does
+        for name, entry in folder.entries.items():
+            if isinstance(entry, int):
+                self._file_nodes[entry] = parent.add_leaf(Text(""), data=entry)
+                continue
+            # a chain of folders holding one folder each reads as one path: src/review/tui/
+            while len(entry.entries) == 1:
+                (inner, only), = entry.entries.items()
+                if not isinstance(only, _Folder):
+                    break
+                name, entry = name + inner, only
+            label = visible(name)
+            node = parent.add(Text(label), expand=label not in folded)
+            self._add(node, entry, folded)
+
+    def _all_nodes(self) -> list[TreeNode[int]]:
+        found: list[TreeNode[int]] = []
+        stack = list(self.root.children)
+        while stack:
+            node = stack.pop()
+            found.append(node)
+            stack.extend(node.children)
+        return found
+
+    def mark_viewed(self, viewed: set[str]) -> None:
+        """Redraw each file's label with its viewed mark."""
+        if self._diff is None:
+            return
+        for index, node in self._file_nodes.items():
+            node.set_label(_label(self._diff.files[index], self._diff.files[index].path in viewed))
+
+    def select_file(self, file: int) -> None:
+        """Move the list's cursor to `file` without choosing it."""
+        node = self._file_nodes.get(file)
+        if node is None:
+            return
+        parent = node.parent
+        while parent is not None:
+            parent.expand()
+            parent = parent.parent
+        self.move_cursor(node, animate=False)
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[int]) -> None:
+        event.stop()
+        if event.node.data is not None:
+            self.post_message(self.FileChosen(event.node.data))
+
+
+def _label(file: FileDiff, viewed: bool) -> Text:
+    label = Text(no_wrap=True, overflow="ellipsis")
+    label.append(file.status.letter + " ", Style(color=_STATUS_COLOUR[file.status], bold=True))
+    name = file.path.rsplit("/", 1)[-1]
+    label.append(visible(name), Style(dim=viewed))
+    if file.binary:
+        label.append(" bin", Style(dim=True))
+    else:
+        label.append(f" +{file.added}", Style(color="green"))
+        label.append(f" −{file.removed}", Style(color="red"))
+    if viewed:
+        label.append(" ✓", Style(color="green", bold=True))
+    return label
