@@ -226,3 +226,18 @@ def test_more_patches_than_files_is_a_broken_diff() -> None:
     output = b"diff --git a/a b/a\n"
     with pytest.raises(BrokenDiff):
         parse(b"\0" + output)
+
+
+def test_a_binary_file_knows_its_sizes_on_both_sides(project: Repo) -> None:
+    project.write("image.png", b"\0" * 10)
+    project.commit("image")
+    project.write("image.png", b"\0" * 2048)
+    file = only(load(project))
+    assert (file.old_size, file.new_size) == (10, 2048)
+
+
+def test_a_committed_binary_file_is_measured_from_its_blob(project: Repo) -> None:
+    project.write("image.png", b"\0" * 7)
+    project.commit("image")
+    file = only(load(project, Scope(range="HEAD~1..HEAD")))
+    assert (file.old_size, file.new_size) == (None, 7)

@@ -104,6 +104,15 @@ class FileDiff:
     _spans: tuple[tuple[int, int], ...] = field(repr=False)
     utf8: bool = True
     """False once the file's patch turned out not to be UTF-8."""
+    old_size: int | None = None
+    """Bytes of a binary file on the old side, when known."""
+    new_size: int | None = None
+    """Bytes of a binary file on the new side, when known."""
+
+    @property
+    def from_working_tree(self) -> bool:
+        """The new side is the working tree's file rather than a stored blob."""
+        return set(self.new_blob) == {"0"} and self.status is not Status.DELETED
 
     @property
     def display_path(self) -> str:

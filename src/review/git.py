@@ -311,3 +311,18 @@ class _index_with_intent_to_add:
 
     def __exit__(self, *exc: object) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def blob_sizes(worktree: Worktree, ids: Sequence[str]) -> dict[str, int]:
+    """The size in bytes of each blob in `ids` that the repository has."""
+    import git as gitpython  # GitPython; imported here so that only binary files pay for it
+
+    sizes: dict[str, int] = {}
+    # GitPython keeps one `git cat-file --batch-check` running for all the lookups.
+    with gitpython.Repo(worktree.root) as repo:
+        for blob in ids:
+            try:
+                sizes[blob] = repo.odb.info(bytes.fromhex(blob)).size
+            except (ValueError, gitpython.GitCommandError):
+                continue
+    return sizes

@@ -94,7 +94,28 @@ def load(worktree: Worktree, scope: Scope = Scope()) -> tuple[Sides, Diff]:
     output = git.diff_output(
         worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked
     )
-    return sides, parse(output)
+    diff = parse(output)
+    _measure_binaries(worktree, diff)
+    return sides, diff
+
+
+def _measure_binaries(worktree: Worktree, diff: Diff) -> None:
+    """Give binary files their sizes, since their content is not shown."""
+    binaries = [f for f in diff.files if f.binary]
+    if not binaries:
+        return
+    empty = {"0"}
+    wanted = [b for f in binaries for b in (f.old_blob, f.new_blob) if set(b) != empty]
+    sizes = git.blob_sizes(worktree, wanted)
+    for file in binaries:
+        file.old_size = sizes.get(file.old_blob)
+        if file.from_working_tree:
+            try:
+                file.new_size = (worktree.root / file.path).stat().st_size
+            except OSError:
+                file.new_size = None
+        else:
+            file.new_size = sizes.get(file.new_blob)
 
 
 def load_file(worktree: Worktree, sides: Sides, file: FileDiff, context: int) -> FileDiff:

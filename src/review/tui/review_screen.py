@@ -58,7 +58,7 @@ class ReviewScreen(Screen[None]):
         FileList { width: 25%; min-width: 20; max-width: 44; border-right: vkey $panel-lighten-2; }
         FileList.hidden { display: none; }
         DiffView { width: 1fr; }
-        #search { dock: bottom; display: none; border: none; height: 1; padding: 0 1; }
+        #search { display: none; border: none; height: 1; padding: 0 1; }
         #search.shown { display: block; }
     }
     """
@@ -243,7 +243,8 @@ class ReviewScreen(Screen[None]):
     def action_search(self) -> None:
         field = self.query_one("#search", Input)
         field.add_class("shown")
-        field.focus()
+        # at once, not after the queued keys: what the reviewer types next is the search
+        self.set_focus(field)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id != "search":

@@ -168,7 +168,9 @@ def _line_strip(text: Text, width: int, style: Style) -> Strip:
 
 
 def _strip(text: Text) -> Strip:
-    return Strip(list(text.render(_CONSOLE, end="")))
+    # `Text.render` leaves the text's own style to the caller; spans are already applied.
+    base = text.style if isinstance(text.style, Style) else Style.parse(text.style)
+    return Strip(list(text.render(_CONSOLE, end=""))).apply_style(base)
 
 
 # Turning a Text into segments needs a console only for its options; one serves every row.
@@ -211,7 +213,8 @@ def note_for(file: FileDiff) -> str:
     if file.status is Status.UNMERGED:
         return "Unmerged: resolve the conflict to see the change."
     if file.binary:
-        return "Binary file: its content is not shown."
+        sizes = " → ".join(_size(n) for n in (file.old_size, file.new_size) if n is not None)
+        return f"Binary file{': ' + sizes if sizes else ''}. Its content is not shown."
     if file.submodule:
         return "Submodule: press enter to show which commits it moved between."
     if file.large:
@@ -228,3 +231,11 @@ def note_for(file: FileDiff) -> str:
     if file.status is Status.DELETED:
         return "Deleted an empty file."
     return "No changes to show."
+
+
+def _size(count: int) -> str:
+    if count < 1024:
+        return f"{count} bytes"
+    if count < 1024 * 1024:
+        return f"{count / 1024:.1f} KiB"
+    return f"{count / 1024 / 1024:.1f} MiB"

@@ -49,6 +49,7 @@ class FileList(Tree[int]):
     FileList {
         background: $surface;
         padding: 0 1 0 0;
+        overflow-x: hidden;
     }
     """
 

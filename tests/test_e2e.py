@@ -1,0 +1,133 @@
+"""End to end: the real `review` command in tmux, driven by keys as a person would."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tmux import Terminal, review_command
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
+
+REVIEW = review_command()
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("e2e") / "demo"
+    subprocess.run([REVIEW, "demo", str(folder), "--no-open"], check=True, capture_output=True)
+    return folder
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[Terminal]:
+    made = Terminal(tmp_path)
+    yield made
+    made.close()
+
+
+def open_review(terminal: Terminal, *args: str) -> None:
+    terminal.run(" ".join([REVIEW, *args]))
+
+
+def test_review_a_demo_worktree_with_keys(terminal: Terminal, demo: Path) -> None:
+    open_review(terminal, str(demo / "tally-currency"))
+    screen = terminal.wait_for("A tally/currency.py")
+    assert "tally-currency" in screen and "agent/currency" in screen
+    assert "main...working tree" in screen
+    assert '"""Converting amounts between currencies at fixed rates."""' in screen
+
+    terminal.keys("}")
+    screen = terminal.wait_for("M tally/ledger.py  +6 −3")
+    assert "from tally.currency import convert" in screen
+
+    terminal.keys("]", "]")
+    screen = terminal.wait_for('def total(entries, currency="EUR"):')
+
+    terminal.keys("s")
+    screen = terminal.wait_for("│")
+    row = next(line for line in screen.splitlines() if "def total(entries):" in line)
+    assert 'def total(entries, currency="EUR"):' in row  # old and new side by side
+
+    terminal.keys("s", "/")
+    terminal.literal("RATES[target]")
+    terminal.keys("Enter")
+    screen = terminal.wait_for("return amount * RATES[source] / RATES[target]")
+
+    terminal.keys("G")
+    terminal.wait_for("test_total_adds_every_amount_in_euros")
+
+    terminal.keys("q")
+    terminal.wait_until_gone("Hunk")
+
+
+def test_viewed_mark_is_kept_across_runs(terminal: Terminal, demo: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    subprocess.run([REVIEW, "demo", str(copy), "--no-open"], check=True, capture_output=True)
+    open_review(terminal, str(copy / "tally-cleanup"))
+    terminal.wait_for("0/7 viewed")
+    terminal.keys("x")
+    terminal.wait_for("1/7 viewed")
+    terminal.keys("q")
+    terminal.wait_until_gone("Hunk")
+    open_review(terminal, str(copy / "tally-cleanup"))
+    terminal.wait_for("1/7 viewed")
+    terminal.keys("q")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (300, 80)])
+def test_small_and_large_terminals(tmp_path: Path, demo: Path, size: tuple[int, int]) -> None:
+    terminal = Terminal(tmp_path, width=size[0], height=size[1])
+    try:
+        open_review(terminal, str(demo / "tally-csv-export"))
+        screen = terminal.wait_for("README.md")
+        lines = screen.splitlines()
+        assert len(lines) == size[1]
+        assert all(len(line) <= size[0] for line in lines)
+        terminal.keys("s")
+        terminal.wait_for("│")
+        terminal.keys("q")
+    finally:
+        terminal.close()
+
+
+def test_no_color_still_shows_the_diff(tmp_path: Path, demo: Path) -> None:
+    terminal = Terminal(tmp_path, env={"NO_COLOR": "1"})
+    try:
+        open_review(terminal, str(demo / "tally-currency"))
+        terminal.wait_for("A tally/currency.py")
+        styled = terminal.tmux("capture-pane", "-p", "-e", "-t", "main")
+        # only shades of grey are left (tmux reports them from the 256-colour palette)
+        colours = {int(n) for n in re.findall(r"[34]8;5;(\d+)", styled)}
+        assert colours and colours <= set(range(232, 256)) | {0, 7, 8, 15, 16, 231}
+        assert not re.search(r"[34]8;2;", styled)
+        terminal.keys("q")
+    finally:
+        terminal.close()
+
+
+def test_escape_sequences_from_the_repository_stay_inert(terminal: Terminal, tmp_path: Path) -> None:
+    repo = tmp_path / "evil"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    name = "x\x1b]0;pwned-by-name\x07.txt"
+    (repo / name).write_text("\x1b]0;pwned-by-content\x07 \x1b[2J\x1b[31mred\n")
+    terminal.tmux("select-pane", "-t", "main", "-T", "clean-title")
+    open_review(terminal, str(repo))
+    screen = terminal.wait_for("^[]0;pwned-by-name^G.txt")
+    assert "^[]0;pwned-by-content^G ^[[2J^[[31mred" in screen
+    assert terminal.title() == "clean-title"
+    terminal.keys("q")
+
+
+def test_errors_are_one_line_in_the_terminal(terminal: Terminal, tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    open_review(terminal, str(plain))
+    screen = terminal.wait_for("is not inside a git repository")
+    assert "Traceback" not in screen

@@ -1,0 +1,78 @@
+"""How the viewer looks: a few snapshots at a fixed terminal size, workers awaited.
+
+Update them with `pytest tests/test_snapshots.py --snapshot-update` after a deliberate change,
+and look at the SVG files in tests/__snapshots__/ before committing.
+"""
+
+from __future__ import annotations
+
+from conftest import Repo, settle
+from review import git
+from review.tui.app import make_app
+
+SIZE = (100, 28)
+
+PYTHON = '''"""Totals of a ledger."""
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Entry:
+    amount: float
+    category: str = "misc"
+
+
+def total(entries):
+    return sum(e.amount for e in entries)
+'''
+
+
+def app_for(repo: Repo):  # type: ignore[no-untyped-def]
+    return make_app(git.find_worktree(repo.root), watch=False)
+
+
+async def ready(pilot) -> None:  # type: ignore[no-untyped-def]
+    await settle(pilot)
+
+
+def python_change(project: Repo) -> Repo:
+    project.write("ledger.py", PYTHON)
+    project.commit("ledger")
+    project.write(
+        "ledger.py",
+        PYTHON.replace("    return sum(e.amount for e in entries)", '    """The sum of all amounts."""\n    return sum(entry.amount for entry in entries)')
+        .replace('category: str = "misc"', 'category: str = "other"\n    note: str = ""'),
+    )
+    return project
+
+
+def test_unified_view(snap_compare, project: Repo) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(app_for(python_change(project)), terminal_size=SIZE, run_before=ready)
+
+
+def test_split_view(snap_compare, project: Repo) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(app_for(python_change(project)), press=["s"], terminal_size=SIZE, run_before=ready)
+
+
+def test_a_new_python_file_is_highlighted(snap_compare, project: Repo) -> None:  # type: ignore[no-untyped-def]
+    project.write("ledger.py", PYTHON)
+    assert snap_compare(app_for(project), terminal_size=SIZE, run_before=ready)
+
+
+def test_a_rename_with_an_edit(snap_compare, project: Repo) -> None:  # type: ignore[no-untyped-def]
+    project.git("mv", "src/util.py", "src/helpers.py")
+    project.write("src/helpers.py", "def helper():\n    return 2\n")
+    assert snap_compare(app_for(project), terminal_size=SIZE, run_before=ready)
+
+
+def test_a_binary_file(snap_compare, project: Repo) -> None:  # type: ignore[no-untyped-def]
+    project.write("logo.png", b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    project.commit("logo")
+    project.write("logo.png", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8)
+    assert snap_compare(app_for(project), terminal_size=SIZE, run_before=ready)
+
+
+def test_a_file_name_with_an_escape_sequence(snap_compare, project: Repo) -> None:  # type: ignore[no-untyped-def]
+    project.write("evil\x1b[31mred\x1b[0m.txt", "title \x1b]0;pwned\x07 and bell \x07\nline\tafter a tab\n")
+    assert snap_compare(app_for(project), terminal_size=SIZE, run_before=ready)
