@@ -11,27 +11,14 @@ once per set of parameters under benchmarks/.cache/.
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
 import time
 import tracemalloc
-from pathlib import Path
 
-from synthetic import generate
+from synthetic import cached_worktree
 
 from review import git, scope
 from review.diff import parse
-
-CACHE = Path(__file__).parent / ".cache"
-
-
-def synthetic_worktree(files: int, lines: int, changed: float, seed: int = 1) -> Path:
-    """An agent worktree of a generated repository, made on first use."""
-    folder = CACHE / f"f{files}-l{lines}-c{changed}-s{seed}"
-    if not (folder / "agent-1").exists():
-        shutil.rmtree(folder, ignore_errors=True)
-        generate(folder, files=files, lines=lines, changed=changed, worktrees=1, commits=3, seed=seed)
-    return folder / "agent-1"
 
 
 def main() -> None:
@@ -42,7 +29,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    path = synthetic_worktree(args.files, args.lines, args.changed)
+    path = cached_worktree(args.files, args.lines, args.changed)
     worktree = git.find_worktree(path)
     sides = scope.resolve(worktree, scope.Scope())
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -168,6 +169,19 @@ class _Git:
             check=True,
             capture_output=True,
         )
+
+
+CACHE = Path(__file__).parent / ".cache"
+
+
+def cached_worktree(files: int, lines: int, changed: float, seed: int = 1) -> Path:
+    """An agent worktree of a repository generated once per set of parameters under
+    benchmarks/.cache/, for benchmarks that run again and again."""
+    folder = CACHE / f"f{files}-l{lines}-c{changed}-s{seed}"
+    if not (folder / "agent-1").exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        generate(folder, files=files, lines=lines, changed=changed, worktrees=1, commits=3, seed=seed)
+    return folder / "agent-1"
 
 
 def main() -> None:

@@ -213,7 +213,7 @@ def test_garbage_is_a_broken_diff_not_a_crash() -> None:
 
 def test_a_hunk_shorter_than_its_header_is_a_broken_diff() -> None:
     output = (
-        b":100644 100644 " + b"1" * 40 + b" " + b"2" * 40 + b" M\0a.txt\0" + b"1\t1\ta.txt\0\0"
+        b":100644 100644 " + b"1" * 40 + b" " + b"2" * 40 + b" M\0a.txt\0\0"
         b"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,5 +1,5 @@\n-x\n+y\n"
     )
     diff = parse(output)
@@ -241,3 +241,11 @@ def test_a_committed_binary_file_is_measured_from_its_blob(project: Repo) -> Non
     project.commit("image")
     file = only(load(project, Scope(range="HEAD~1..HEAD")))
     assert (file.old_size, file.new_size) == (None, 7)
+
+
+def test_line_counts_without_parsing_match_the_parsed_hunks(project: Repo) -> None:
+    project.write("src/util.py", "def helper():\n    return 2")  # no newline at the end
+    project.write("src/app.py", "".join(f"line {n}\n" for n in range(1, 21) if n % 5))
+    for file in load(project).files:
+        parsed = sum(1 + len(hunk.lines) for hunk in file.hunks)
+        assert file.body_lines == parsed == len(file.line_kinds)

@@ -54,8 +54,12 @@ def test_review_a_demo_worktree_with_keys(terminal: Terminal, demo: Path) -> Non
     row = next(line for line in screen.splitlines() if "def total(entries):" in line)
     assert 'def total(entries, currency="EUR"):' in row  # old and new side by side
 
-    terminal.keys("s", "/")
+    terminal.keys("s")
+    terminal.wait_until_gone("│")
+    terminal.keys("/")
+    terminal.wait_for("search (enter: find")
     terminal.literal("RATES[target]")
+    terminal.wait_for(" RATES[target]")
     terminal.keys("Enter")
     screen = terminal.wait_for("return amount * RATES[source] / RATES[target]")
 

@@ -346,3 +346,19 @@ async def test_the_view_follows_the_agent_edits(agent_worktree: Repo) -> None:
         place = view.rows.place(view.cursor)
         assert place.path == "src/app.py"
         assert place.new in (30, 31)
+
+
+async def test_a_viewed_file_that_the_agent_changes_loses_its_mark(agent_worktree: Repo) -> None:
+    async with app_for(agent_worktree, watch=True).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = view_of(pilot)
+        await pilot.press("x")
+        assert view.viewed == {"docs/guide.md"}
+        await pilot.pause(0.3)
+        agent_worktree.write("docs/guide.md", "# Guide\n\nRewritten by the agent.\n")
+        for _ in range(60):
+            await pilot.pause(0.05)
+            if not view.viewed:
+                break
+        assert view.viewed == set()
+        assert view.rows is not None and view.rows.row(1).kind is RowKind.HUNK  # unfolded again

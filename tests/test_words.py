@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from review.diff import Hunk, Line
-from review.words import changed_spans, pair_lines, word_changes
+from review.words import WordChanges, changed_spans, pair_lines
 
 
 def marked(text: str, spans: list[tuple[int, int]]) -> list[str]:
@@ -45,9 +45,15 @@ def test_a_removal_without_an_addition_has_no_pair() -> None:
     assert pair_lines(lines) == []
 
 
-def test_word_changes_of_a_hunk_are_keyed_by_line_index() -> None:
+def test_word_changes_of_a_hunk_are_found_by_line_index() -> None:
     hunk = Hunk(1, 2, 1, 2, "", [Line(" ", 1, 1, "keep"), Line("-", 2, None, "a = 1"), Line("+", None, 2, "a = 2")])
-    changes = word_changes(hunk)
-    assert set(changes) == {1, 2}
-    assert marked("a = 1", changes[1]) == ["1"]
-    assert marked("a = 2", changes[2]) == ["2"]
+    changes = WordChanges(hunk)
+    assert changes.spans(0) == []
+    assert marked("a = 1", changes.spans(1)) == ["1"]
+    assert marked("a = 2", changes.spans(2)) == ["2"]
+
+
+def test_a_rewritten_pair_has_no_word_marks() -> None:
+    hunk = Hunk(1, 1, 1, 1, "", [Line("-", 1, None, "import os"), Line("+", None, 1, "return [x for x in y]")])
+    changes = WordChanges(hunk)
+    assert changes.spans(1) == changes.spans(0) == []

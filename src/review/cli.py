@@ -52,17 +52,24 @@ def _scope(args: argparse.Namespace) -> Scope:
 
 def _open_review(argv: Sequence[str]) -> int:
     args = _review_parser().parse_args(argv)
+    from concurrent.futures import ThreadPoolExecutor
+
     from review import git, scope
     from review.config import load_config
 
     worktree = git.find_worktree(args.path)
     chosen = _scope(args)
-    # A bad revision or config is one line here, before the screen is taken over.
-    scope.resolve(worktree, chosen)
     config = load_config()
-    from review.tui.app import make_app
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # git resolves the scope and reads the diff while Textual is imported and starts: the
+        # first screen waits only for the slower of the two.
+        resolving = pool.submit(scope.resolve, worktree, chosen)
+        reading = pool.submit(lambda: scope.read(worktree, resolving.result()))
+        from review.tui.app import make_app
 
-    make_app(worktree, chosen, config).run()
+        # A bad revision is one line here, before the screen is taken over.
+        sides = resolving.result()
+        make_app(worktree, chosen, config, first=(sides, reading)).run()
     return 0
 
 

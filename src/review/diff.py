@@ -1,9 +1,10 @@
 """The diff model: the changed files with their counts at once, each file's hunks when first asked.
 
-`parse` reads the output of `git diff --raw --numstat --patch -z` (see `git.diff_output`). The raw
-and numstat records give every file's exact path bytes, status, modes, blobs and counts without
-scanning the patch; the patch is only indexed (where each file's text starts and ends) until a
-file's hunks are needed, when unidiff parses that file alone.
+`parse` reads the output of `git diff --raw --patch -z` (see `git.diff_output`). The raw records
+give every file's exact path bytes, status, modes and blobs; the patch is only indexed (where each
+file's text starts and ends) and its added and removed lines counted, at C speed, until a file's
+hunks are needed, when unidiff parses that file alone. (`--numstat` would give the counts too,
+but git would compute every diff twice.)
 """
 
 from __future__ import annotations
@@ -160,6 +161,23 @@ class FileDiff:
         return b"".join(self.sections)
 
     @cached_property
+    def line_kinds(self) -> bytes:
+        """The first character of every hunk header and line, in order: b'@', b' ', b'-' or
+        b'+' ("no newline" markers left out). Read from the patch bytes, without parsing."""
+        return b"".join(kind for section in self.sections for kind in _LINE_KIND.findall(hunk_text(section)))
+
+    @property
+    def body_lines(self) -> int:
+        """How many hunk headers and lines the file has, counted without parsing."""
+        if "line_kinds" in self.__dict__:
+            return len(self.line_kinds)
+        count = 0
+        for section in self.sections:
+            body = hunk_text(section)
+            count += body.count(b"\n") + (not body.endswith(b"\n") and bool(body)) - body.count(b"\n\\")
+        return count
+
+    @cached_property
     def hunks(self) -> list[Hunk]:
         """The file's hunks, parsed the first time they are asked for.
 
@@ -188,6 +206,9 @@ class FileDiff:
         except unidiff.UnidiffParseError as error:
             raise BrokenDiff(f"{self.display_path}: broken diff: {error}") from None
         return [_hunk(h) for patched in patch for h in patched]
+
+
+_LINE_KIND = re.compile(rb"^([ +\-@])", re.MULTILINE)
 
 
 def hunk_text(section: bytes) -> bytes:
@@ -252,7 +273,7 @@ _SECTION_START = re.compile(rb"\n(?:diff --git |\* Unmerged path )")
 
 
 def parse(output: bytes) -> Diff:
-    """Build the model from `git diff --raw --numstat --patch -z` output.
+    """Build the model from `git diff --raw --patch -z` output.
 
     Raises:
         BrokenDiff: the output does not have the expected shape.
@@ -261,7 +282,6 @@ def parse(output: bytes) -> Diff:
     records = reader.raw_records()
     if not records and output.strip(b"\0\n"):
         raise BrokenDiff("git diff output does not start with file records")
-    counts = [reader.numstat_record() for _ in records]
     patch_start = reader.pos + 1 if records else len(output)
     starts = [m.start() + 1 for m in _SECTION_START.finditer(output, patch_start)]
     if output.startswith(_SECTION_HEADS, patch_start):
@@ -270,7 +290,7 @@ def parse(output: bytes) -> Diff:
 
     files: list[FileDiff] = []
     section = 0
-    for (meta, paths), (added, removed) in zip(records, counts):
+    for meta, paths in records:
         old_mode, new_mode, old_blob, new_blob, status_field = meta
         status = _status(status_field)
         # git prints a type change (a file becoming a symlink, say) as a deletion and a creation.
@@ -279,6 +299,7 @@ def parse(output: bytes) -> Diff:
         if len(spans) != taken:
             raise BrokenDiff(f"git diff output is incomplete: no patch for {visible(paths[-1])}")
         section += taken
+        added, removed, binary = _count(output, spans)
         files.append(
             FileDiff(
                 path=paths[-1],
@@ -289,9 +310,9 @@ def parse(output: bytes) -> Diff:
                 old_blob=old_blob,
                 new_blob=new_blob,
                 similarity=int(status_field[1:]) if len(status_field) > 1 else None,
-                added=added if added >= 0 else 0,
-                removed=removed if removed >= 0 else 0,
-                binary=added < 0,
+                added=added,
+                removed=removed,
+                binary=binary,
                 _source=output,
                 _spans=spans,
             )
@@ -299,6 +320,20 @@ def parse(output: bytes) -> Diff:
     if section != len(bounds):
         raise BrokenDiff(f"git diff output has {len(bounds)} patches for {len(records)} files")
     return Diff(files=files, size=len(output))
+
+
+def _count(output: bytes, spans: tuple[tuple[int, int], ...]) -> tuple[int, int, bool]:
+    """Added and removed lines of a file's patch, and whether git called it binary."""
+    added = removed = 0
+    binary = False
+    for start, end in spans:
+        body = hunk_text(output[start:end])
+        if not body:
+            binary = binary or output.find(b"\nBinary files ", start, end) >= 0
+            continue
+        added += body.count(b"\n+")
+        removed += body.count(b"\n-")
+    return added, removed, binary
 
 
 def _status(field_: str) -> Status:
@@ -309,7 +344,7 @@ def _status(field_: str) -> Status:
 
 
 class _Reader:
-    """Reads the NUL-separated raw and numstat records at the start of git's output."""
+    """Reads the NUL-separated raw records at the start of git's output."""
 
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -334,19 +369,3 @@ class _Reader:
                 paths.append(self.field())
             records.append((tuple(meta), tuple(os.fsdecode(p) for p in paths)))
         return records  # type: ignore[return-value]
-
-    def numstat_record(self) -> tuple[int, int]:
-        head = self.field()
-        added, removed, path = (head.split(b"\t", 2) + [b"", b""])[:3]
-        if not path:
-            # a rename or copy: the two paths follow as fields of their own
-            self.field()
-            self.field()
-        if added == b"-":
-            return -1, -1
-        try:
-            return int(added), int(removed)
-        except ValueError:
-            raise BrokenDiff("git diff output has a malformed count record") from None
-
-

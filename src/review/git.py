@@ -55,17 +55,21 @@ def run_git(
             own first error line.
     """
     full_env = {**os.environ, **_GIT_ENV, **(env or {})}
-    try:
-        proc = subprocess.run(
-            ["git", *args], cwd=cwd, input=input, capture_output=True, env=full_env
-        )
-    except FileNotFoundError:
-        raise GitFailed("git is not installed: no 'git' on PATH") from None
-    except NotADirectoryError:
-        raise GitFailed(f"{cwd} is not a directory") from None
-    if proc.returncode not in ok:
-        raise GitFailed(_first_error_line(proc.stderr) or f"git {args[0]} exited with {proc.returncode}")
-    return proc.stdout
+    # git writes to a file, not a pipe: reading a pipe needs the GIL for every chunk, and while
+    # the UI thread holds it a large diff would trickle out of git many times slower.
+    with tempfile.TemporaryFile() as out:
+        try:
+            proc = subprocess.run(
+                ["git", *args], cwd=cwd, input=input, stdout=out, stderr=subprocess.PIPE, env=full_env
+            )
+        except FileNotFoundError:
+            raise GitFailed("git is not installed: no 'git' on PATH") from None
+        except NotADirectoryError:
+            raise GitFailed(f"{cwd} is not a directory") from None
+        if proc.returncode not in ok:
+            raise GitFailed(_first_error_line(proc.stderr) or f"git {args[0]} exited with {proc.returncode}")
+        out.seek(0)
+        return out.read()
 
 
 def _first_error_line(stderr: bytes) -> str:
@@ -258,12 +262,12 @@ def diff_output(
     paths: Sequence[str] = (),
     context: int | None = None,
 ) -> bytes:
-    """git's raw, numstat and patch output, NUL-separated, between two sides.
+    """git's raw records and patch, NUL-separated, between two sides.
 
     `old` is a commit or tree; `new` a commit, or None for the working tree (or for the index
     when `cached`). With `untracked`, files git does not track yet appear as added files.
     """
-    args = [*_DIFF_CONFIG, "diff", "--raw", "--numstat", "--patch", "-z", *DIFF_OPTIONS]
+    args = [*_DIFF_CONFIG, "diff", "--raw", "--patch", "-z", *DIFF_OPTIONS]
     if context is not None:
         args.append(f"--unified={context}")
     if cached:

@@ -13,10 +13,12 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from posixpath import basename
 
-from pygments.lexer import Lexer
-from pygments.lexers import find_lexer_class_for_filename
-from pygments.lexers.special import TextLexer
+from typing import TYPE_CHECKING
+
 from pygments.token import Text, _TokenType
+
+if TYPE_CHECKING:
+    from pygments.lexer import Lexer
 
 Token = tuple[int, int, _TokenType]
 """Start and end offsets within a line, and the Pygments token type of the text between them."""
@@ -81,10 +83,15 @@ def _lexer_class(name: str) -> type[Lexer] | None:
     # Keyed on the whole name, not the extension: Pygments matches whole names and double
     # extensions too (CMakeLists.txt is CMake while other .txt files are text; .html.j2 is Jinja).
     try:
+        # Pygments' lexer index loads on first use, off the path to the first screen.
+        from pygments.lexers import find_lexer_class_for_filename
+
         lexer_class: type[Lexer] | None = find_lexer_class_for_filename(name)
     # Plugin lexers are third-party code; a broken one must not stop the others.
     except Exception:
         return None
+    from pygments.lexers.special import TextLexer
+
     if lexer_class is None or issubclass(lexer_class, TextLexer):
         return None
     return lexer_class

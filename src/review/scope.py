@@ -91,12 +91,17 @@ def _range_sides(worktree: Worktree, spec: str) -> Sides:
 def load(worktree: Worktree, scope: Scope = Scope()) -> tuple[Sides, Diff]:
     """Resolve `scope` and read its diff."""
     sides = resolve(worktree, scope)
+    return sides, read(worktree, sides)
+
+
+def read(worktree: Worktree, sides: Sides) -> Diff:
+    """The diff between two resolved sides."""
     output = git.diff_output(
         worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked
     )
     diff = parse(output)
     _measure_binaries(worktree, diff)
-    return sides, diff
+    return diff
 
 
 def _measure_binaries(worktree: Worktree, diff: Diff) -> None:

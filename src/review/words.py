@@ -46,6 +46,9 @@ def changed_spans(old: str, new: str) -> tuple[list[Span], list[Span]] | None:
     old_tokens = _TOKEN.findall(old)
     new_tokens = _TOKEN.findall(new)
     matcher = SequenceMatcher(None, old_tokens, new_tokens, autojunk=False)
+    # the quick upper bounds settle most rewritten lines without the full comparison
+    if matcher.real_quick_ratio() < _MIN_SIMILARITY or matcher.quick_ratio() < _MIN_SIMILARITY:
+        return None
     if matcher.ratio() < _MIN_SIMILARITY:
         return None
     old_offsets = _offsets(old_tokens)
@@ -62,14 +65,28 @@ def changed_spans(old: str, new: str) -> tuple[list[Span], list[Span]] | None:
     return old_spans, new_spans
 
 
-def word_changes(hunk: Hunk) -> dict[int, list[Span]]:
-    """For each line of `hunk` that has a counterpart, the spans that changed, by line index."""
-    changes: dict[int, list[Span]] = {}
-    for removed, added in pair_lines(hunk.lines):
-        spans = changed_spans(hunk.lines[removed].text, hunk.lines[added].text)
-        if spans is not None:
-            changes[removed], changes[added] = spans
-    return changes
+class WordChanges:
+    """The changed spans of a hunk's lines, each pair of lines compared when first asked for."""
+
+    def __init__(self, hunk: Hunk) -> None:
+        self.lines = hunk.lines
+        self.partner: dict[int, int] = {}
+        for removed, added in pair_lines(hunk.lines):
+            self.partner[removed] = added
+            self.partner[added] = removed
+        self._spans: dict[int, list[Span]] = {}
+
+    def spans(self, index: int) -> list[Span]:
+        """The changed spans of line `index`; none when it has no counterpart or is rewritten."""
+        if index in self._spans:
+            return self._spans[index]
+        other = self.partner.get(index)
+        if other is None:
+            return []
+        removed, added = sorted((index, other))
+        found = changed_spans(self.lines[removed].text, self.lines[added].text)
+        self._spans[removed], self._spans[added] = found if found is not None else ([], [])
+        return self._spans[index]
 
 
 def _offsets(tokens: list[str]) -> list[int]:

@@ -9,7 +9,7 @@ from review.config import BadConfig, Config
 from review.git import Worktree
 from review.scope import Scope
 from review.tui.help_screen import HelpScreen
-from review.tui.review_screen import ReviewScreen
+from review.tui.review_screen import FirstDiff, ReviewScreen
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.file_list import FileList
 
@@ -24,8 +24,17 @@ class ReviewApp(App[None]):
         Binding("question_mark", "help", "Help", key_display="?", id="help"),
     ]
 
-    def __init__(self, worktree: Worktree, chosen: Scope, config: Config, *, watch: bool = True) -> None:
+    def __init__(
+        self,
+        worktree: Worktree,
+        chosen: Scope,
+        config: Config,
+        *,
+        watch: bool = True,
+        first: FirstDiff | None = None,
+    ) -> None:
         super().__init__()
+        self.first = first
         self.worktree = worktree
         self.chosen = chosen
         self.config = config
@@ -44,6 +53,7 @@ class ReviewApp(App[None]):
                 watch=self.watching,
                 split=self.config.split,
                 syntax_theme=self.config.syntax_theme,
+                first=self.first,
             )
         )
 
@@ -59,6 +69,16 @@ class ReviewApp(App[None]):
         self.push_screen(HelpScreen(groups, self.config.keys))
 
 
-def make_app(worktree: Worktree, chosen: Scope = Scope(), config: Config | None = None, *, watch: bool = True) -> ReviewApp:
-    """The review app for `worktree`; tests pass `watch=False` to leave the file watcher off."""
-    return ReviewApp(worktree, chosen, config or Config(), watch=watch)
+def make_app(
+    worktree: Worktree,
+    chosen: Scope = Scope(),
+    config: Config | None = None,
+    *,
+    watch: bool = True,
+    first: FirstDiff | None = None,
+) -> ReviewApp:
+    """The review app for `worktree`; tests pass `watch=False` to leave the file watcher off.
+
+    `first` is the diff already being read while the app starts, with its sides.
+    """
+    return ReviewApp(worktree, chosen, config or Config(), watch=watch, first=first)

@@ -154,10 +154,9 @@ class Layout:
         if self.wrap:
             text_width = self._text_width(4)
             return 2 + sum(max(1, math.ceil(n / text_width)) for n in _body_widths(file))
-        kinds = _body_kinds(file)
         if self.split:
-            return 2 + _split_rows(kinds)
-        return 2 + len(kinds)
+            return 2 + _split_rows(file.line_kinds)
+        return 2 + file.body_lines
 
     def _text_width(self, digits: int) -> int:
         if self.split:
@@ -367,14 +366,6 @@ def _bytes_pattern(pattern: re.Pattern[str]) -> re.Pattern[bytes] | None:
 
 def _has_hunks(file: FileDiff) -> bool:
     return any(hunk_text(section) for section in file.sections)
-
-
-_BODY_LINE = re.compile(rb"^([ +\-@])", re.MULTILINE)
-
-
-def _body_kinds(file: FileDiff) -> bytes:
-    """The first character of every hunk header and line ('@', ' ', '-', '+'), in order."""
-    return b"".join(kind for section in file.sections for kind in _BODY_LINE.findall(hunk_text(section)))
 
 
 _CHANGE_BLOCK = re.compile(rb"(-+)(\+*)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 
@@ -37,6 +38,10 @@ def _matters(change: Change, path: str) -> bool:
     return not (parts & _QUIET_PARTS) and not path.endswith(".lock")
 
 
+FirstDiff = tuple[Sides, "Future[Diff]"]
+"""The sides and the diff being read while the app starts."""
+
+
 class ReviewScreen(Screen[None]):
     """Read one worktree's diff."""
 
@@ -63,8 +68,18 @@ class ReviewScreen(Screen[None]):
     }
     """
 
-    def __init__(self, worktree: Worktree, chosen: Scope, *, watch: bool = True, split: bool = False, syntax_theme: str | None = None) -> None:
+    def __init__(
+        self,
+        worktree: Worktree,
+        chosen: Scope,
+        *,
+        watch: bool = True,
+        split: bool = False,
+        syntax_theme: str | None = None,
+        first: FirstDiff | None = None,
+    ) -> None:
         super().__init__()
+        self._first = first
         self.worktree = worktree
         self.chosen = chosen
         self.watching = watch
@@ -92,6 +107,7 @@ class ReviewScreen(Screen[None]):
         return self.query_one(FileList)
 
     def on_mount(self) -> None:
+        self.watch(self.view, "cursor_file", self._follow_cursor, init=False)
         self.view.split = self._split
         self.view.focus()
         self._show_header()
@@ -104,8 +120,12 @@ class ReviewScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="load")
     def load(self) -> None:
         """Read the diff (again) from git, off the UI thread."""
+        first, self._first = self._first, None
         try:
-            sides, diff = scope.load(self.worktree, self.chosen)
+            if first is not None:
+                sides, diff = first[0], first[1].result()
+            else:
+                sides, diff = scope.load(self.worktree, self.chosen)
             for index, file in enumerate(diff.files):
                 if file.path in self.context:
                     diff.files[index] = scope.load_file(self.worktree, sides, file, self.context[file.path])
@@ -137,11 +157,18 @@ class ReviewScreen(Screen[None]):
         self.sides, self.diff = sides, diff
         view.empty_message = f"No changes: {sides.label}."
         view.show(diff)
-        self.files.show(diff, viewed)
-        current = view.current_file()
-        if current is not None:
-            self.files.select_file(current)
         self._show_header()
+        # the diff is what the reviewer reads first: the list follows in the next frame
+        self.call_after_refresh(self._list_files, diff)
+
+    def _list_files(self, diff: Diff) -> None:
+        if diff is not self.diff:
+            return
+        self.files.show(diff, self.view.viewed)
+        current = self.view.current_file()
+        if current is not None:
+            # the tree knows where its new nodes are once it has laid them out
+            self.files.call_after_refresh(self.files.select_file, current)
 
     @work(exclusive=True, group="watch")
     async def watch_worktree(self) -> None:
@@ -169,9 +196,9 @@ class ReviewScreen(Screen[None]):
 
     # -- following the cursor ----------------------------------------------------------------
 
-    def on_diff_view_cursor_moved(self, message: DiffView.CursorMoved) -> None:
-        if not self.files.has_focus:
-            self.files.select_file(message.file)
+    def _follow_cursor(self, file: int) -> None:
+        if file >= 0 and not self.files.has_focus:
+            self.files.select_file(file)
 
     def on_file_list_file_chosen(self, message: FileList.FileChosen) -> None:
         self.view.go_to_file(message.file)

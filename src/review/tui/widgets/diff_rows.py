@@ -21,7 +21,7 @@ from review.diff import FileDiff, Line, Status
 from review.highlight import Token
 from review.text import visible
 from review.tui.layout import TAB_SIZE, Layout, Row, RowKind, number_width, split_gutter, unified_gutter
-from review.words import Span
+from review.words import WordChanges
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class RowContext:
     width: int
     scroll_x: int
     colours: HunkColours | None
-    words: dict[int, list[Span]]
+    words: WordChanges | None
     search: re.Pattern[str] | None
     viewed: bool
 
@@ -124,31 +124,44 @@ def _code(line: Line, index: int, side: str, base: Style, ctx: RowContext, width
         tokens = (ctx.colours.old if side == "old" else ctx.colours.new).get(index, ())
         layers.extend((start, end, ctx.palette.syntax(kind)) for start, end, kind in tokens)
     word_style = ctx.palette.word_removed if line.kind == "-" else ctx.palette.word_added
-    layers.extend((start, end, word_style) for start, end in ctx.words.get(index, ()))
+    if ctx.words is not None:
+        layers.extend((start, end, word_style) for start, end in ctx.words.spans(index))
     if ctx.search is not None:
         layers.extend((m.start(), m.end(), ctx.palette.match) for m in ctx.search.finditer(line.text))
-    text = styled_text(line.text, base, layers)
+    segments = styled_segments(line.text, base, layers)
     if line.no_newline:
-        text.append("  ⊘ no newline at end of file", ctx.palette.note + base)
-    strip = _strip(text)
+        segments.append(Segment("  ⊘ no newline at end of file", base + ctx.palette.note))
     start = part * width if ctx.layout.wrap else ctx.scroll_x
-    return list(strip.crop_extend(start, start + width, base))
+    return list(Strip(segments).crop_extend(start, start + width, base))
 
 
-def styled_text(text: str, base: Style, layers: list[tuple[int, int, Style]]) -> Text:
-    """`text` made visible, with each layer's style over its span (later layers on top)."""
-    if not layers:
-        result = Text(visible(text), style=base, end="")
-    else:
+def styled_segments(text: str, base: Style, layers: list[tuple[int, int, Style]]) -> list[Segment]:
+    """`text` made visible with tabs expanded, each layer's style over its span (later layers on
+    top of earlier ones, all on top of `base`)."""
+    if layers:
         bounds = sorted({0, len(text), *(s for s, _, _ in layers), *(e for _, e, _ in layers)})
-        result = Text(style=base, end="")
-        for start, end in zip(bounds, bounds[1:]):
-            if start >= len(text):
-                break
-            over = [style for s, e, style in layers if s <= start and end <= e]
-            result.append(visible(text[start:end]), Style.combine(over) if over else None)
-    result.expand_tabs(TAB_SIZE)
-    return result
+        pieces = [
+            (text[start:end], Style.combine([base, *(style for s, e, style in layers if s <= start and end <= e)]))
+            for start, end in zip(bounds, bounds[1:])
+            if start < len(text)
+        ]
+    else:
+        pieces = [(text, base)]
+    segments = []
+    column = 0
+    for piece, style in pieces:
+        shown = visible(piece)
+        if "\t" in shown:
+            shown = _expand_tabs(shown, column)
+        column += len(shown)
+        segments.append(Segment(shown, style))
+    return segments
+
+
+def _expand_tabs(text: str, column: int) -> str:
+    """Tabs to spaces up to the next stop, for text that starts at `column`."""
+    expanded = (" " * (column % TAB_SIZE) + text).expandtabs(TAB_SIZE)
+    return expanded[column % TAB_SIZE :]
 
 
 def _line_styles(kind: str, palette: Palette) -> tuple[Style, Style]:
@@ -170,7 +183,7 @@ def _line_strip(text: Text, width: int, style: Style) -> Strip:
 def _strip(text: Text) -> Strip:
     # `Text.render` leaves the text's own style to the caller; spans are already applied.
     base = text.style if isinstance(text.style, Style) else Style.parse(text.style)
-    return Strip(list(text.render(_CONSOLE, end=""))).apply_style(base)
+    return Strip(Segment.apply_style(text.render(_CONSOLE, end=""), base))
 
 
 # Turning a Text into segments needs a console only for its options; one serves every row.

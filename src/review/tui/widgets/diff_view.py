@@ -8,26 +8,30 @@ in worker threads and the rows redrawn when they arrive.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import fields
-from functools import partial
 
 from rich.segment import Segment
 from rich.style import Style
-from rich.syntax import PygmentsSyntaxTheme
 from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import reactive, var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 
-from review.diff import Diff, Status
+from review.diff import Diff, Line, Status
 from review.highlight import highlight
-from review.words import Span, word_changes
+from review.words import WordChanges
 from review.tui.layout import Layout, Place, Row, RowKind
 from review.tui.widgets.diff_rows import HunkColours, Palette, RowContext, render_row
+
+
+# How long the view is still before it prepares the places the next keys lead to.
+PREFETCH_DELAY = 0.05
 
 
 class DiffView(ScrollView, can_focus=True):
@@ -102,16 +106,9 @@ class DiffView(ScrollView, can_focus=True):
     """Old and new side by side, rather than one above the other."""
     wrap: reactive[bool] = reactive(False, init=False)
     """Long lines continue on the next rows rather than scrolling sideways."""
-
-    class CursorMoved(Message):
-        """The cursor moved to another file."""
-
-        def __init__(self, file: int) -> None:
-            super().__init__()
-            self.file = file
-
-        def can_replace(self, message: Message) -> bool:
-            return isinstance(message, DiffView.CursorMoved)
+    cursor_file: var[int] = var(-1, init=False)
+    """The index of the file the cursor is in. Watchers run at once, so what follows the cursor
+    (the file list) is drawn in the same frame as the diff."""
 
     class FoldToggled(Message):
         """The reviewer folded or unfolded a file, or expanded a large one."""
@@ -130,10 +127,13 @@ class DiffView(ScrollView, can_focus=True):
         self._generation = 0
         self._strips: LRUCache[tuple[object, ...], Strip] = LRUCache(4096)
         self._colours: LRUCache[tuple[int, int, int], HunkColours] = LRUCache(2048)
-        self._words: LRUCache[tuple[int, int, int], dict[int, list[Span]]] = LRUCache(2048)
+        self._words: LRUCache[tuple[int, int, int], WordChanges] = LRUCache(2048)
         self._pending: set[tuple[int, int, int]] = set()
+        self._queue: list[tuple[tuple[int, int, int], str, list[Line]]] = []
+        self._queue_lock = threading.Lock()
+        self._colouring = False
+        self._prefetch_timer: Timer | None = None
         self._palette: Palette | None = None
-        self._cursor_file = -1
 
     # -- content -------------------------------------------------------------------------------
 
@@ -144,6 +144,8 @@ class DiffView(ScrollView, can_focus=True):
         self.diff = diff
         self._generation += 1
         self._pending.clear()
+        with self._queue_lock:
+            self._queue.clear()
         self._relayout(place)
 
     def relayout(self) -> None:
@@ -168,7 +170,7 @@ class DiffView(ScrollView, can_focus=True):
         self.cursor = found if found is not None else min(self.cursor, max(0, self.rows.total - 1))
         self._sync_size()
         self.scroll_to(y=max(0, self.cursor - height_above), animate=False, immediate=True)
-        self._cursor_file = -1
+        self.cursor_file = -1
         self._cursor_changed()
         self.refresh()
 
@@ -216,9 +218,8 @@ class DiffView(ScrollView, can_focus=True):
 
     def _cursor_changed(self) -> None:
         file = self.current_file()
-        if file is not None and file != self._cursor_file:
-            self._cursor_file = file
-            self.post_message(self.CursorMoved(file))
+        if file is not None:
+            self.cursor_file = file
 
     def find_text(self, needle: str, forward: bool = True) -> bool:
         """Move to the next line containing `needle`; False when there is none."""
@@ -331,6 +332,38 @@ class DiffView(ScrollView, can_focus=True):
         self.relayout()
         self.post_message(self.FoldToggled())
 
+    # -- looking ahead -------------------------------------------------------------------------
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._schedule_prefetch()
+
+    def _schedule_prefetch(self) -> None:
+        if self._prefetch_timer is not None:
+            self._prefetch_timer.stop()
+        self._prefetch_timer = self.set_timer(PREFETCH_DELAY, self._prefetch)
+
+    def _prefetch(self) -> None:
+        """While the reviewer reads, prepare where the next keys lead: the next screen, the next
+        hunk and the next file are parsed and their colours queued, so those jumps are instant."""
+        self._prefetch_timer = None
+        rows = self.rows
+        if rows is None or not rows.total:
+            return
+        height = self.scrollable_content_region.height
+        top = self.scroll_offset.y
+        starts = [top + height, max(0, top - height)]
+        for jump in (rows.next_hunk(self.cursor), rows.next_file(self.cursor)):
+            if jump is not None:
+                starts.append(jump)
+        seen: set[tuple[int, int]] = set()
+        for start in starts:
+            for index in range(start, min(start + height, rows.total)):
+                row = rows.row(index)
+                if row.kind in (RowKind.LINE, RowKind.PAIR) and (row.file, row.hunk) not in seen:
+                    seen.add((row.file, row.hunk))
+                    self._hunk_colours(row.file, row.hunk)
+
     # -- drawing -------------------------------------------------------------------------------
 
     def on_resize(self, event: events.Resize) -> None:
@@ -371,7 +404,7 @@ class DiffView(ScrollView, can_focus=True):
     def _row_strip(self, row: Row, width: int) -> Strip:
         assert self.rows is not None
         colours = None
-        words: dict[int, list[Span]] = {}
+        words = None
         if row.kind in (RowKind.LINE, RowKind.PAIR):
             colours = self._hunk_colours(row.file, row.hunk)
             words = self._hunk_words(row.file, row.hunk)
@@ -393,44 +426,65 @@ class DiffView(ScrollView, can_focus=True):
             self._strips[key] = strip
         return strip
 
-    def _hunk_words(self, file: int, hunk: int) -> dict[int, list[Span]]:
+    def _hunk_words(self, file: int, hunk: int) -> WordChanges:
         key = (self._generation, file, hunk)
         words = self._words.get(key)
         if words is None:
             assert self.rows is not None
-            words = word_changes(self.rows.diff.files[file].hunks[hunk])
+            words = WordChanges(self.rows.diff.files[file].hunks[hunk])
             self._words[key] = words
         return words
 
     def _hunk_colours(self, file: int, hunk: int) -> HunkColours | None:
+        """The hunk's syntax colours; None until the colouring thread has made them."""
         key = (self._generation, file, hunk)
         colours = self._colours.get(key)
         if colours is None and key not in self._pending:
             self._pending.add(key)
             assert self.rows is not None
             diff_file = self.rows.diff.files[file]
-            self.run_worker(
-                partial(self._colour_hunk, key, diff_file.path, diff_file.hunks[hunk].lines),
-                thread=True,
-                group="highlight",
-                exit_on_error=False,
-            )
+            with self._queue_lock:
+                self._queue.append((key, diff_file.path, diff_file.hunks[hunk].lines))
+                start = not self._colouring
+                self._colouring = True
+            if start:
+                # after this frame is on screen: the plain text first, the colours a moment later
+                self.call_after_refresh(self.run_worker, self._colour_queue, thread=True, group="highlight", exit_on_error=False)
         return colours
 
-    def _colour_hunk(self, key: tuple[int, int, int], path: str, lines: list) -> None:  # type: ignore[type-arg]
-        """Worker: lex both sides of a hunk, then hand the tokens to the UI thread."""
-        old_index = [i for i, line in enumerate(lines) if line.kind != "+"]
-        new_index = [i for i, line in enumerate(lines) if line.kind != "-"]
-        old_tokens = highlight(path, [lines[i].text for i in old_index])
-        new_tokens = highlight(path, [lines[i].text for i in new_index])
-        colours = HunkColours(dict(zip(old_index, old_tokens)), dict(zip(new_index, new_tokens)))
-        self.app.call_from_thread(self._coloured, key, colours)
+    def _colour_queue(self) -> None:
+        """Worker thread: lex the queued hunks, newest request first (it is what is on screen)."""
+        while True:
+            with self._queue_lock:
+                if not self._queue:
+                    self._colouring = False
+                    return
+                key, path, lines = self._queue.pop()
+            old_index = [i for i, line in enumerate(lines) if line.kind != "+"]
+            new_index = [i for i, line in enumerate(lines) if line.kind != "-"]
+            old_tokens = highlight(path, [lines[i].text for i in old_index])
+            new_tokens = highlight(path, [lines[i].text for i in new_index])
+            colours = HunkColours(dict(zip(old_index, old_tokens)), dict(zip(new_index, new_tokens)))
+            self.post_message(self._Coloured(key, colours))
 
-    def _coloured(self, key: tuple[int, int, int], colours: HunkColours) -> None:
-        self._pending.discard(key)
-        if key[0] == self._generation:
-            self._colours[key] = colours
-            self.refresh()
+    class _Coloured(Message):
+        def __init__(self, key: tuple[int, int, int], colours: HunkColours) -> None:
+            super().__init__()
+            self.key = key
+            self.colours = colours
+
+    def on_diff_view__coloured(self, message: _Coloured) -> None:
+        self._pending.discard(message.key)
+        generation, file, hunk = message.key
+        if generation != self._generation or self.rows is None:
+            return
+        self._colours[message.key] = message.colours
+        # redraw only the rows of that hunk on screen: a prefetched hunk costs no frame
+        top = self.scroll_offset.y
+        for y in range(min(self.scrollable_content_region.height, self.rows.total - top)):
+            row = self.rows.row(top + y)
+            if row.file == file and row.hunk == hunk and row.kind in (RowKind.LINE, RowKind.PAIR):
+                self.refresh_line(y)
 
     def _get_palette(self) -> Palette:
         if self._palette is None:
@@ -462,6 +516,8 @@ class _SyntaxStyles:
     """Foreground colours for Pygments token types; the diff's own backgrounds stay."""
 
     def __init__(self, theme: str) -> None:
+        from rich.syntax import PygmentsSyntaxTheme  # loads Pygments' styles: only once drawing
+
         try:
             self._theme = PygmentsSyntaxTheme(theme)
         except Exception:

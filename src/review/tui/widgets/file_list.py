@@ -80,15 +80,16 @@ class FileList(Tree[int]):
             for part in folders:
                 folder = folder.folder(part)
             folder.entries[name] = index
-        self._add(self.root, tree, folded)
+        self._add(self.root, tree, folded, viewed)
         self.root.expand()
-        self.mark_viewed(viewed)
 
-    def _add(self, parent: TreeNode[int], folder: _Folder, folded: set[str]) -> None:
+    def _add(self, parent: TreeNode[int], folder: _Folder, folded: set[str], viewed: set[str]) -> None:
         # entries keep the diff's order, so the list reads top to bottom as the diff does
         for name, entry in folder.entries.items():
             if isinstance(entry, int):
-                self._file_nodes[entry] = parent.add_leaf(Text(""), data=entry)
+                file = diff.files[entry] if (diff := self._diff) else None
+                assert file is not None
+                self._file_nodes[entry] = parent.add_leaf(_label(file, file.path in viewed), data=entry)
                 continue
             # a chain of folders holding one folder each reads as one path: src/review/tui/
             while len(entry.entries) == 1:
@@ -98,7 +99,7 @@ class FileList(Tree[int]):
                 name, entry = name + inner, only
             label = visible(name)
             node = parent.add(Text(label), expand=label not in folded)
-            self._add(node, entry, folded)
+            self._add(node, entry, folded, viewed)
 
     def _all_nodes(self) -> list[TreeNode[int]]:
         found: list[TreeNode[int]] = []
@@ -123,9 +124,12 @@ class FileList(Tree[int]):
             return
         parent = node.parent
         while parent is not None:
-            parent.expand()
+            # expanding an expanded folder still makes the tree lay itself out again
+            if not parent.is_expanded:
+                parent.expand()
             parent = parent.parent
-        self.move_cursor(node, animate=False)
+        if self.cursor_node is not node:
+            self.move_cursor(node, animate=False)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[int]) -> None:
         event.stop()

@@ -1,0 +1,66 @@
+"""The config file: theme, split, remapped keys; a broken file is one clear line."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import Repo
+from review.config import BadConfig, Config, config_path, load_config
+from tmux import review_command
+
+
+def write_config(text: str) -> Path:
+    path = config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_no_file_gives_the_defaults() -> None:
+    assert load_config() == Config()
+
+
+def test_the_file_sets_theme_split_and_keys() -> None:
+    write_config('theme = "light"\nsplit = true\n[keys]\nnext_hunk = "ctrl+n"\n')
+    config = load_config()
+    assert config.theme == "textual-light"
+    assert config.split
+    assert config.keys == {"next_hunk": "ctrl+n"}
+
+
+def test_the_file_lives_under_xdg_config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert config_path() == tmp_path / "xdg" / "review" / "config.toml"
+
+
+def test_invalid_toml_is_one_line_naming_the_file() -> None:
+    path = write_config("theme = \n")
+    with pytest.raises(BadConfig, match=str(path)):
+        load_config()
+
+
+@pytest.mark.parametrize(
+    "text", ["split = 'yes'\n", "theme = 3\n", "[keys]\nnext_hunk = 3\n", "agents = 'claude'\n", "keys = 1\n"]
+)
+def test_values_of_the_wrong_type_are_refused(text: str) -> None:
+    write_config(text)
+    with pytest.raises(BadConfig):
+        load_config()
+
+
+def test_the_command_reports_a_broken_config_in_one_line(project: Repo) -> None:
+    write_config("[keys\n")
+    done = subprocess.run([review_command()], cwd=project.root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.startswith("review: ") and "config.toml" in done.stderr
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_an_unknown_theme_is_refused_before_the_screen_opens(project: Repo) -> None:
+    write_config('theme = "no-such-theme"\n')
+    done = subprocess.run([review_command()], cwd=project.root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "unknown theme 'no-such-theme'" in done.stderr
