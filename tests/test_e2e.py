@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -135,3 +136,55 @@ def test_errors_are_one_line_in_the_terminal(terminal: Terminal, tmp_path: Path)
     open_review(terminal, str(plain))
     screen = terminal.wait_for("is not inside a git repository")
     assert "Traceback" not in screen
+
+
+def test_comment_on_two_lines_send_and_the_agent_reads_them(tmp_path: Path) -> None:
+    folder = tmp_path / "demo"
+    subprocess.run([REVIEW, "demo", str(folder), "--no-open"], check=True, capture_output=True)
+    worktree = folder / "tally-currency"
+    terminal = Terminal(tmp_path, width=120, height=40)
+    try:
+        open_review(terminal, str(worktree))
+        terminal.wait_for("A tally/currency.py")
+        terminal.keys("/")
+        terminal.wait_for("search (enter: find")
+        terminal.literal("def convert")
+        terminal.keys("Enter")
+        terminal.wait_until_gone("search (enter: find")
+        terminal.keys("c")
+        terminal.wait_for("Comment on tally/currency.py:7")
+        terminal.literal("Name the arguments: amount, from, to.")
+        terminal.keys("C-s")
+        terminal.wait_for("Name the arguments: amount, from, to.")
+
+        terminal.keys("}")
+        terminal.wait_for("M tally/ledger.py")
+        terminal.keys("/")
+        terminal.wait_for("search (enter: find")
+        terminal.literal('currency: str = "EUR"')
+        terminal.keys("Enter")
+        terminal.wait_until_gone("search (enter: find")
+        terminal.keys("c")
+        terminal.wait_for("Comment on tally/ledger.py:17")
+        terminal.keys("C-t")
+        terminal.literal("Use an enum for currencies.")
+        terminal.keys("C-s")
+        terminal.wait_for("Use an enum for currencies.")
+
+        terminal.keys("S")
+        terminal.wait_for("2 draft comments will be sent")
+        terminal.literal("Two small things")
+        terminal.keys("C-s")
+        terminal.wait_for("Sent review r1: 2 comments.")
+    finally:
+        terminal.close()
+
+    # another shell, as the agent
+    done = subprocess.run([REVIEW, "pending", "--json"], cwd=worktree, capture_output=True, text=True, check=True)
+    data = json.loads(done.stdout)
+    assert data["round"]["summary"] == "Two small things"
+    found = {(c["path"], c["line"], c["severity"], c["body"], tuple(c["code"])) for c in data["comments"]}
+    assert found == {
+        ("tally/currency.py", 7, "should", "Name the arguments: amount, from, to.", ("def convert(amount, source, target):",)),
+        ("tally/ledger.py", 17, "nit", "Use an enum for currencies.", ('    currency: str = "EUR"',)),
+    }

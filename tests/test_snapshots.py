@@ -76,3 +76,34 @@ def test_a_binary_file(snap_compare, project: Repo) -> None:  # type: ignore[no-
 def test_a_file_name_with_an_escape_sequence(snap_compare, project: Repo) -> None:  # type: ignore[no-untyped-def]
     project.write("evil\x1b[31mred\x1b[0m.txt", "title \x1b]0;pwned\x07 and bell \x07\nline\tafter a tab\n")
     assert snap_compare(app_for(project), terminal_size=SIZE, run_before=ready)
+
+
+def test_comments_in_every_state(snap_compare, project: Repo) -> None:  # type: ignore[no-untyped-def]
+    from review import comments, rounds
+    from review.comments import FileReader, Where
+    from review.store import Store
+
+    body = "".join(f"line {n}\n" for n in range(1, 41))
+    project.write("notes.txt", body)
+    project.commit("notes")
+    project.write("notes.txt", body.replace("line 10\n", "line ten\n"))
+    worktree = git.find_worktree(project.root)
+    store = Store(project.root)
+    lines = (project.root / "notes.txt").read_text().splitlines()
+
+    def add(line: int, text: str, severity: str = "should") -> None:
+        comments.add(store, Where("notes.txt", line=line), text, severity, lines)  # type: ignore[arg-type]
+
+    add(10, "Spell the number out everywhere, then.", "must")
+    add(12, "Will move when lines are added above.")
+    add(14, "Will be changed.", "question")
+    add(16, "Will vanish.", "nit")
+    add(8, "Already fine.")
+    rounds.send(store, worktree, "request_changes", "First pass", FileReader(worktree, None))
+    comments.reply(store, "c1", "agent", "Done: only this one was a number in words.")
+    comments.resolve(store, "c1", None)
+    comments.set_status(store, "c5", "resolved")
+    add(11, "A draft, not sent yet.")
+    edited = body.replace("line 10\n", "line ten\n").replace("line 14\n", "line fourteen!\n").replace("line 16\n", "")
+    project.write("notes.txt", "inserted\n" + edited)
+    assert snap_compare(app_for(project), terminal_size=(100, 44), run_before=ready)

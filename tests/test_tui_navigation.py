@@ -280,7 +280,7 @@ async def test_enter_folds_and_unfolds_a_file(agent_worktree: Repo) -> None:
         total = view.rows.total
         await pilot.press("enter")
         assert view.rows.total < total
-        await pilot.press("o")
+        await pilot.press("enter")
         assert view.rows.total == total
 
 

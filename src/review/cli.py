@@ -1,11 +1,13 @@
-"""The `review` command: the reviewer's TUIs and the verbs agents and scripts run.
+"""The `review` command: the reviewer's TUI and the verbs agents and scripts run.
 
 Every error a user can cause is one line on stderr and exit status 1; usage errors exit 2.
+Verbs that act on a worktree take `-C PATH` (default: the current directory).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -17,8 +19,14 @@ from review.scope import Scope
 
 _VERBS_HELP = """\
 verbs:
-  review [PATH] [SCOPE]         review the diff of the worktree containing PATH
-  review demo [DIR] [--no-open] create a demo repository with three agent worktrees
+  review [PATH] [SCOPE]                 review the diff of the worktree containing PATH
+  review demo [DIR] [--no-open]         create a demo repository with three agent worktrees
+  review comment FILE:LINE[-END] -m TEXT  add a draft comment (--old, --severity)
+  review send [-m SUMMARY] [--approve | --request-changes]
+                                        send the drafts to the agent as one round
+  review pending [--json]               the open comments, as instructions for the agent
+  review reply ID -m TEXT               answer in a comment's thread
+  review resolve ID [-m NOTE]           the agent marks a comment addressed
 
 Run 'review VERB --help' for a verb's options."""
 
@@ -28,6 +36,12 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: {message}\n")
+
+
+def _verb_parser(verb: str, description: str) -> argparse.ArgumentParser:
+    parser = _Parser(prog=f"review {verb}", description=description)
+    parser.add_argument("-C", dest="where", metavar="PATH", default=".", help="act on the worktree containing PATH")
+    return parser
 
 
 def _review_parser() -> argparse.ArgumentParser:
@@ -43,11 +57,8 @@ def _review_parser() -> argparse.ArgumentParser:
     which.add_argument("--staged", action="store_true", help="HEAD against the index")
     which.add_argument("--base", metavar="REF", help="where the branch left REF, against the working tree")
     which.add_argument("--range", metavar="A..B", help="commit A against commit B (A...B: from their merge-base)")
+    which.add_argument("--since-review", action="store_true", help="what changed since the last review was sent")
     return parser
-
-
-def _scope(args: argparse.Namespace) -> Scope:
-    return Scope(staged=args.staged, base=args.base, range=args.range)
 
 
 def _open_review(argv: Sequence[str]) -> int:
@@ -58,7 +69,7 @@ def _open_review(argv: Sequence[str]) -> int:
     from review.config import load_config
 
     worktree = git.find_worktree(args.path)
-    chosen = _scope(args)
+    chosen = Scope(staged=args.staged, base=args.base, range=args.range, since_review=args.since_review)
     config = load_config()
     with ThreadPoolExecutor(max_workers=1) as pool:
         # git resolves the scope and reads the diff while Textual is imported and starts: the
@@ -88,11 +99,142 @@ def _demo(argv: Sequence[str]) -> int:
     print(f"Open a review with:  review {first}")
     if args.no_open:
         return 0
+    sys.stdout.flush()
     return _open_review([str(first)])
+
+
+class _Here:
+    """The worktree a verb acts on, its review, and how to read its files now."""
+
+    def __init__(self, where: str) -> None:
+        from review import git, scope
+        from review.comments import FileReader
+        from review.store import Store
+
+        self.worktree = git.find_worktree(where)
+        self.store = Store(self.worktree.root)
+        self.sides = scope.resolve(self.worktree, Scope())
+        self.read = FileReader(self.worktree, self.sides.old)
+
+    def reanchored(self):  # type: ignore[no-untyped-def]
+        """The review, with every comment's place found again in the files as they are now."""
+        from review import comments, scope
+
+        return comments.reanchor(self.store, self.read, scope.renamed(self.worktree, self.sides))
+
+
+def _comment(argv: Sequence[str]) -> int:
+    parser = _verb_parser("comment", "Add a draft comment on lines of a file (or on the whole file).")
+    parser.add_argument("target", metavar="FILE[:LINE[-END]]", help="the file, relative to here, and the lines")
+    parser.add_argument("-m", "--message", required=True, help="the comment (Markdown)")
+    parser.add_argument("--old", action="store_true", help="the lines are on the old side (removed code)")
+    parser.add_argument("--severity", choices=("must", "should", "nit", "question"), default="should")
+    parser.add_argument("--json", action="store_true", help="print the comment as JSON")
+    args = parser.parse_args(argv)
+    from review import comments
+
+    here = _Here(args.where)
+    file, line, end = _target(args.target)
+    path = comments.path_in(here.worktree, file, Path(args.where).absolute())
+    side = "old" if args.old else "new"
+    lines = here.read(path, side)
+    if lines is None and line is not None:
+        raise comments.CommentError(f"{path} has no {'old' if args.old else 'new'} side: it was {'added' if args.old else 'deleted'}")
+    where = comments.Where(path=path, side=side, line=line, end_line=end)
+    source = here.sides.old if args.old else None
+    made = comments.add(here.store, where, args.message, args.severity, lines, source)
+    if args.json:
+        print(json.dumps({"id": made.id, "path": made.path, "side": made.side, "line": made.line, "end_line": made.end_line}))
+    else:
+        print(made.id)
+    return 0
+
+
+def _target(text: str) -> tuple[str, int | None, int | None]:
+    """FILE, FILE:LINE or FILE:LINE-END."""
+    file, sep, lines = text.rpartition(":")
+    if not sep or not lines or not lines.replace("-", "").isdigit():
+        return text, None, None
+    first, _, last = lines.partition("-")
+    try:
+        start = int(first)
+        end = int(last) if last else start
+    except ValueError:
+        raise ReviewError(f"lines are written LINE or LINE-END, not '{lines}'") from None
+    if start < 1 or end < start:
+        raise ReviewError(f"'{lines}' is not a range of lines")
+    return file, start, end
+
+
+def _send(argv: Sequence[str]) -> int:
+    parser = _verb_parser("send", "Send the draft comments to the agent as one round of review.")
+    parser.add_argument("-m", "--message", default="", help="a summary for the agent")
+    verdict = parser.add_mutually_exclusive_group()
+    verdict.add_argument("--approve", action="store_true", help="approve the work")
+    verdict.add_argument("--request-changes", action="store_true", help="ask for changes")
+    args = parser.parse_args(argv)
+    from review import rounds
+
+    here = _Here(args.where)
+    chosen = "approve" if args.approve else "request_changes" if args.request_changes else "comment"
+    sent = rounds.send(here.store, here.worktree, chosen, args.message, here.read)
+    count = len(sent.comment_ids)
+    print(f"Sent review {sent.id}: {count} comment{'s' * (count != 1)}, {chosen.replace('_', ' ')}.")
+    return 0
+
+
+def _pending(argv: Sequence[str]) -> int:
+    parser = _verb_parser("pending", "The open comments of the review, as instructions for the agent.")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    args = parser.parse_args(argv)
+    from review import instructions
+
+    here = _Here(args.where)
+    review = here.reanchored()
+    items = instructions.gather(review, here.read)
+    if not items:
+        return 0
+    if args.json:
+        print(json.dumps(instructions.as_json(here.worktree.root, review.latest_round(), items), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(instructions.markdown(here.worktree.root, review.latest_round(), items))
+    return 0
+
+
+def _reply(argv: Sequence[str]) -> int:
+    parser = _verb_parser("reply", "Answer in a comment's thread.")
+    parser.add_argument("id", help="the comment's id, e.g. c3")
+    parser.add_argument("-m", "--message", required=True, help="the answer (Markdown)")
+    parser.add_argument("--as", dest="author", choices=("agent", "reviewer"), default="agent", help="who answers (default: agent)")
+    args = parser.parse_args(argv)
+    from review import comments
+
+    here = _Here(args.where)
+    comments.reply(here.store, args.id, args.author, args.message)
+    print(f"Replied to {args.id}.")
+    return 0
+
+
+def _resolve(argv: Sequence[str]) -> int:
+    parser = _verb_parser("resolve", "Mark a comment addressed, with a note of what was done.")
+    parser.add_argument("id", help="the comment's id, e.g. c3")
+    parser.add_argument("-m", "--message", help="what was done")
+    args = parser.parse_args(argv)
+    from review import comments
+
+    here = _Here(args.where)
+    comments.resolve(here.store, args.id, args.message)
+    print(f"Marked {args.id} addressed.")
+    return 0
 
 
 VERBS: dict[str, Callable[[Sequence[str]], int]] = {
     "demo": _demo,
+    "comment": _comment,
+    "send": _send,
+    "pending": _pending,
+    "reply": _reply,
+    "resolve": _resolve,
 }
 
 

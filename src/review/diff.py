@@ -322,6 +322,12 @@ def parse(output: bytes) -> Diff:
     return Diff(files=files, size=len(output))
 
 
+def renames(output: bytes) -> dict[str, str]:
+    """Old path → new path of every rename in `git diff --raw -z` output (with or without the
+    patch)."""
+    return {paths[0]: paths[1] for meta, paths in _Reader(output).raw_records() if meta[4].startswith("R")}
+
+
 def _count(output: bytes, spans: tuple[tuple[int, int], ...]) -> tuple[int, int, bool]:
     """Added and removed lines of a file's patch, and whether git called it binary."""
     added = removed = 0

@@ -261,13 +261,14 @@ def diff_output(
     untracked: bool = False,
     paths: Sequence[str] = (),
     context: int | None = None,
+    patch: bool = True,
 ) -> bytes:
     """git's raw records and patch, NUL-separated, between two sides.
 
     `old` is a commit or tree; `new` a commit, or None for the working tree (or for the index
     when `cached`). With `untracked`, files git does not track yet appear as added files.
     """
-    args = [*_DIFF_CONFIG, "diff", "--raw", "--patch", "-z", *DIFF_OPTIONS]
+    args = [*_DIFF_CONFIG, "diff", "--raw", *(["--patch"] if patch else []), "-z", *DIFF_OPTIONS]
     if context is not None:
         args.append(f"--unified={context}")
     if cached:
@@ -330,3 +331,48 @@ def blob_sizes(worktree: Worktree, ids: Sequence[str]) -> dict[str, int]:
             except (ValueError, gitpython.GitCommandError):
                 continue
     return sizes
+
+
+def file_at(worktree: Worktree, rev: str, path: str) -> bytes | None:
+    """The content of `path` in the commit or tree `rev`; None when it has no such file."""
+    try:
+        return run_git(worktree.root, "cat-file", "blob", f"{rev}:{path}")
+    except GitFailed:
+        return None
+
+
+def snapshot(worktree: Worktree, message: str) -> str:
+    """A commit of everything in the working tree now, uncommitted and untracked work included
+    (ignored files left out), on top of HEAD. The real index is not touched."""
+    folder = tempfile.mkdtemp(prefix="review-snapshot-")
+    try:
+        index = os.path.join(folder, "index")
+        real = run_git(worktree.root, "rev-parse", "--git-path", "index").decode().strip()
+        real_path = Path(real) if os.path.isabs(real) else worktree.root / real
+        if real_path.exists():
+            shutil.copyfile(real_path, index)
+        env = {"GIT_INDEX_FILE": index}
+        run_git(worktree.root, "add", "--all", env=env)
+        tree = run_git(worktree.root, "write-tree", env=env).decode().strip()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    parents = ["-p", worktree.head] if worktree.head else []
+    # The snapshot is review's own record, so it needs no user name or email from git config.
+    author = {
+        "GIT_AUTHOR_NAME": "review",
+        "GIT_AUTHOR_EMAIL": "review@localhost",
+        "GIT_COMMITTER_NAME": "review",
+        "GIT_COMMITTER_EMAIL": "review@localhost",
+    }
+    return run_git(worktree.root, "commit-tree", tree, *parents, "-m", message, env=author).decode().strip()
+
+
+def keep(worktree: Worktree, ref: str, commit: str) -> None:
+    """Point `ref` at `commit`, so git's garbage collection keeps it."""
+    run_git(worktree.root, "update-ref", ref, commit)
+
+
+def worktree_name(worktree: Worktree) -> str:
+    """A name for the worktree unique within its repository: its folder under .git/worktrees,
+    or "main" for the main worktree."""
+    return worktree.git_dir.name if worktree.is_linked else "main"

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from review import git
-from review.diff import Diff, FileDiff, parse
+from review.diff import Diff, FileDiff, parse, renames
 from review.errors import BadRevision
 from review.git import Worktree
+from review.store import Store
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,8 @@ class Scope:
     """Where the branch left REF against the working tree."""
     range: str | None = None
     """`A..B` (A against B) or `A...B` (their merge-base against B)."""
+    since_review: bool = False
+    """What changed since the reviewer last sent a review, uncommitted work included."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ def resolve(worktree: Worktree, scope: Scope) -> Sides:
         BadRevision: a revision in the scope is unknown, or a range is malformed.
     """
     head = worktree.head
+    if scope.since_review:
+        return _since_review(worktree)
     if scope.range is not None:
         return _range_sides(worktree, scope.range)
     if scope.staged:
@@ -71,6 +76,17 @@ def resolve(worktree: Worktree, scope: Scope) -> Sides:
     if start is None:
         return Sides(head, None, False, True, f"HEAD...{WORKING_TREE}")
     return Sides(start, None, False, True, f"{default}...{WORKING_TREE}")
+
+
+def _since_review(worktree: Worktree) -> Sides:
+    sent = Store(worktree.root).read().latest_round()
+    if sent is None or sent.snapshot is None:
+        raise BadRevision("no review has been sent from this worktree yet, so there is nothing to compare with")
+    try:
+        git.resolve_commit(worktree, sent.snapshot)
+    except BadRevision:
+        raise BadRevision(f"the snapshot of review {sent.id} is gone from the repository") from None
+    return Sides(sent.snapshot, None, False, True, f"since review {sent.id}...{WORKING_TREE}")
 
 
 def _range_sides(worktree: Worktree, spec: str) -> Sides:
@@ -139,3 +155,11 @@ def load_file(worktree: Worktree, sides: Sides, file: FileDiff, context: int) ->
         if candidate.path == file.path:
             return candidate
     return file
+
+
+def renamed(worktree: Worktree, sides: Sides) -> dict[str, str]:
+    """Old path → new path of the files renamed between the sides, read without the patch."""
+    output = git.diff_output(
+        worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked, patch=False
+    )
+    return renames(output)

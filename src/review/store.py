@@ -241,7 +241,7 @@ class Store:
             # An unchanged file is not rewritten, so watchers are not woken for nothing.
             if after != before:
                 try:
-                    _replace_atomically(self.path, after)
+                    replace_atomically(self.path, after)
                 except OSError as error:
                     raise UnwritableReview(f"cannot write {self.path}: {error.strerror}") from None
         return result
@@ -252,7 +252,7 @@ class Store:
             self.folder.mkdir(exist_ok=True)
             ignore = self.folder / ".gitignore"
             if not ignore.exists():
-                _replace_atomically(ignore, b"*\n")
+                replace_atomically(ignore, b"*\n")
         except OSError as error:
             raise UnwritableReview(f"cannot write in {self.folder}: {error.strerror}") from None
 
@@ -322,13 +322,13 @@ class Store:
             copy = self.folder / f"{self.path.name}.broken-{stamp}-{number}"
             number += 1
         try:
-            _replace_atomically(copy, data)
+            replace_atomically(copy, data)
         except OSError as error:
             return f"no copy could be kept ({error.strerror})"
         return f"a copy is kept at {copy}"
 
 
-def _replace_atomically(target: Path, data: bytes) -> None:
+def replace_atomically(target: Path, data: bytes) -> None:
     """Write `data` to `target` so that a reader sees the old file or the new one, whole."""
     temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)

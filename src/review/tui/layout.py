@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -19,6 +19,7 @@ from rich.cells import cell_len
 
 from review.diff import Diff, FileDiff, Hunk, Line, hunk_text
 from review.errors import BrokenDiff
+from review.store import Comment
 from review.text import visible
 from review.words import pair_lines
 
@@ -38,6 +39,8 @@ class RowKind(IntEnum):
     """One row of the split view: an old line, a new line, or both."""
     GAP = 5
     """The blank row after a file."""
+    COMMENT = 6
+    """One row of a comment's box, under the lines it is on (or under the file's header)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +57,9 @@ class Row:
     right: int = -1
     """PAIR: the index of the new side's line, or -1."""
     part: int = 0
-    """Which piece of a wrapped line this row shows."""
+    """Which piece of a wrapped line, or which row of a comment's box, this row shows."""
+    comment: str = ""
+    """COMMENT: the comment's id."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,21 @@ class Place:
     path: str
     new: int | None = None
     old: int | None = None
+    comment: str | None = None
+    """On a comment's box: its id."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Lines of one side of one file, chosen to comment on."""
+
+    file: int
+    side: str
+    """"new", or "old" for removed code."""
+    first: int
+    last: int
+    text: list[str]
+    """The lines themselves, for a suggestion block."""
 
 
 def display_text(text: str) -> str:
@@ -99,8 +119,14 @@ class Layout:
         width: int = 80,
         folded: frozenset[str] = frozenset(),
         expanded: frozenset[str] = frozenset(),
+        comments: Mapping[str, Sequence[Comment]] | None = None,
+        measure: Callable[[Comment], int] = lambda comment: 1,
     ) -> None:
         self.diff = diff
+        self.comments = comments or {}
+        """The comments to show, by path."""
+        self.measure = measure
+        """How many rows a comment's box takes."""
         self.split = split
         self.wrap = wrap
         self.width = max(width, 20)
@@ -149,14 +175,15 @@ class Layout:
         file = self.diff.files[index]
         if file.path in self.folded:
             return 2
+        boxes = sum(self.measure(comment) for comment in self.comments.get(file.path, ()))
         if not self.shows_body(index):
-            return 3
+            return 3 + boxes
         if self.wrap:
             text_width = self._text_width(4)
-            return 2 + sum(max(1, math.ceil(n / text_width)) for n in _body_widths(file))
+            return 2 + boxes + sum(max(1, math.ceil(n / text_width)) for n in _body_widths(file))
         if self.split:
-            return 2 + _split_rows(file.line_kinds)
-        return 2 + file.body_lines
+            return 2 + boxes + _split_rows(file.line_kinds)
+        return 2 + boxes + file.body_lines
 
     def _text_width(self, digits: int) -> int:
         if self.split:
@@ -196,8 +223,41 @@ class Layout:
                 hunks = file.hunks
             except BrokenDiff as error:
                 self.errors[index] = str(error)
+        anchored = _by_last_line(self.comments.get(file.path, ()))
+        placed: set[str] = set()
+        body: list[Row] = []
+
+        def attach(*keys: tuple[str, int | None]) -> None:
+            for key in keys:
+                for comment in anchored.get(key, ()):
+                    if comment.id not in placed:
+                        placed.add(comment.id)
+                        body.extend(self._box(index, comment))
+
         if not hunks:
-            return [*rows, Row(RowKind.NOTE, index), Row(RowKind.GAP, index)]
+            body.append(Row(RowKind.NOTE, index))
+        else:
+            self._body(index, file, hunks, body, attach)
+        # comments on the whole file, on code that is gone, or on lines the diff does not show
+        on_file = [
+            row
+            for comment in self.comments.get(file.path, ())
+            if comment.id not in placed
+            for row in self._box(index, comment)
+        ]
+        return [*rows, *on_file, *body, Row(RowKind.GAP, index)]
+
+    def _box(self, index: int, comment: Comment) -> list[Row]:
+        return [Row(RowKind.COMMENT, index, comment=comment.id, part=part) for part in range(self.measure(comment))]
+
+    def _body(
+        self,
+        index: int,
+        file: FileDiff,
+        hunks: list[Hunk],
+        rows: list[Row],
+        attach: Callable[..., None],
+    ) -> None:
         digits = number_width(file)
         width = self._text_width(digits)
         if not self.wrap:
@@ -210,13 +270,17 @@ class Layout:
         for h, hunk in enumerate(hunks):
             rows.append(Row(RowKind.HUNK, index, h))
             if self.split:
-                rows.extend(self._pairs(index, h, hunk, width))
+                for row in self._pairs(index, h, hunk, width):
+                    rows.append(row)
+                    left = hunk.lines[row.left] if row.left >= 0 else None
+                    right = hunk.lines[row.right] if row.right >= 0 else None
+                    if row.part == self._last_part(row, hunk, width):
+                        attach(("old", left.old if left else None), ("new", right.new if right else None))
             else:
                 for i, line in enumerate(hunk.lines):
                     for part in range(self._parts(line, width)):
                         rows.append(Row(RowKind.LINE, index, h, line=i, part=part))
-        rows.append(Row(RowKind.GAP, index))
-        return rows
+                    attach(("old", line.old), ("new", line.new))
 
     def _pairs(self, index: int, h: int, hunk: Hunk, width: int) -> Iterator[Row]:
         partner = dict(pair_lines(hunk.lines))
@@ -235,6 +299,11 @@ class Layout:
                 parts = max(self._parts(hunk.lines[j], width) for j in (left, right) if j >= 0)
             for part in range(parts):
                 yield Row(RowKind.PAIR, index, h, left=left, right=right, part=part)
+
+    def _last_part(self, row: Row, hunk: Hunk, width: int) -> int:
+        if not self.wrap:
+            return 0
+        return max(self._parts(hunk.lines[j], width) for j in (row.left, row.right) if j >= 0) - 1
 
     def _parts(self, line: Line, width: int) -> int:
         if not self.wrap:
@@ -262,6 +331,8 @@ class Layout:
         if not self.diff.files:
             return Place("")
         row = self.row(index)
+        if row.kind is RowKind.COMMENT:
+            return Place(self.diff.files[row.file].path, comment=row.comment)
         old, new = self.lines_of(row)
         return Place(
             self.diff.files[row.file].path,
@@ -274,6 +345,10 @@ class Layout:
         index = next((i for i, f in enumerate(self.diff.files) if f.path == place.path), None)
         if index is None:
             return None
+        if place.comment is not None:
+            found = self.find_comment(place.comment)
+            if found is not None:
+                return found
         start = self._starts[index]
         if place.new is None and place.old is None:
             return start
@@ -297,6 +372,65 @@ class Layout:
     def next_hunk(self, index: int, forward: bool = True) -> int | None:
         """The next (or previous) hunk header after row `index`, across files."""
         return self._next_row(index, forward, lambda row: row.kind is RowKind.HUNK)
+
+    def find_comment(self, id: str) -> int | None:
+        """The first row of a comment's box."""
+        for file, diff_file in enumerate(self.diff.files):
+            if any(comment.id == id for comment in self.comments.get(diff_file.path, ())):
+                for offset, row in enumerate(self.rows_of(file)):
+                    if row.kind is RowKind.COMMENT and row.comment == id:
+                        return self._starts[file] + offset
+        return None
+
+    def next_comment(self, index: int, forward: bool = True) -> int | None:
+        """The first row of the next (or previous) comment's box, across files; files without
+        comments are passed over without being built."""
+        return self._next_row(
+            index,
+            forward,
+            lambda row: row.kind is RowKind.COMMENT and row.part == 0,
+            skip=lambda file: not self.comments.get(self.diff.files[file].path),
+        )
+
+    def comment_at(self, index: int) -> str | None:
+        """The id of the comment whose box is at row `index`, or that ends on that row's line."""
+        row = self.row(index)
+        if row.kind is RowKind.COMMENT:
+            return row.comment
+        old, new = self.lines_of(row)
+        for comment in self.comments.get(self.diff.files[row.file].path, ()):
+            end = comment.end_line or comment.line
+            if end is not None and (
+                (comment.side == "new" and new is not None and new.new is not None and comment.line <= new.new <= end)  # type: ignore[operator]
+                or (comment.side == "old" and old is not None and old.old is not None and comment.line <= old.old <= end)  # type: ignore[operator]
+            ):
+                return comment.id
+        return None
+
+    def selection(self, anchor: int, cursor: int) -> Selection | None:
+        """The lines between rows `anchor` and `cursor`, on the side of the anchor's line (the old
+        side when it is a removed line), within the anchor's file; None when the anchor is not a
+        line of code."""
+        row = self.row(anchor)
+        old, new = self.lines_of(row)
+        if old is None and new is None:
+            return None
+        side = "old" if new is None else "new"
+        file = row.file
+        low, high = sorted((anchor, cursor))
+        low = max(low, self._starts[file])
+        high = min(high, self._starts[file + 1] - 1)
+        chosen: dict[int, str] = {}
+        for index in range(low, high + 1):
+            old, new = self.lines_of(self.row(index))
+            line = new if side == "new" else old
+            number = None if line is None else (line.new if side == "new" else line.old)
+            if line is not None and number is not None:
+                chosen[number] = line.text
+        if not chosen:
+            return None
+        first, last = min(chosen), max(chosen)
+        return Selection(file, side, first, last, [chosen.get(n, "") for n in range(first, last + 1)])
 
     def next_file(self, index: int, forward: bool = True) -> int | None:
         """The first row of the next file, or of this file (or the previous one) going back."""
@@ -339,12 +473,21 @@ class Layout:
                     return at
         return None
 
-    def _next_row(self, index: int, forward: bool, wanted: Callable[[Row], bool]) -> int | None:
+    def _next_row(
+        self,
+        index: int,
+        forward: bool,
+        wanted: Callable[[Row], bool],
+        skip: Callable[[int], bool] = lambda file: False,
+    ) -> int | None:
         if not self.diff.files:
             return None
         file = self.file_of(index)
         step = 1 if forward else -1
         while 0 <= file < len(self._counts):
+            if skip(file):
+                file += step
+                continue
             rows = self.rows_of(file)
             start = self._starts[file]
             order = range(len(rows)) if forward else range(len(rows) - 1, -1, -1)
@@ -354,6 +497,15 @@ class Layout:
                     return at
             file += step
         return None
+
+
+def _by_last_line(comments: Sequence[Comment]) -> dict[tuple[str, int | None], list[Comment]]:
+    """Comments on lines, by the side and number of the line their box goes under."""
+    found: dict[tuple[str, int | None], list[Comment]] = {}
+    for comment in comments:
+        if comment.line is not None:
+            found.setdefault((comment.side, comment.end_line or comment.line), []).append(comment)
+    return found
 
 
 def _bytes_pattern(pattern: re.Pattern[str]) -> re.Pattern[bytes] | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
@@ -15,13 +17,18 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from watchfiles import Change, awatch
 
-from review import scope
-from review.diff import Diff
+from review import comments, rounds, scope
+from review.comments import FileReader, Where
+from review.diff import Diff, Status
 from review.errors import ReviewError
 from review.git import Worktree
 from review.scope import Scope, Sides
-from review.store import Store
+from review.store import FOLDER, Comment, Review, Store, Verdict
 from review.text import visible
+from review.tui.comment_editor import CommentEditor, EditorResult
+from review.tui.comments_panel import CommentsPanel, PanelEntry
+from review.tui.confirm_dialog import ConfirmDialog
+from review.tui.send_dialog import SendDialog, SendResult
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.file_list import FileList
 
@@ -29,13 +36,15 @@ from review.tui.widgets.file_list import FileList
 CONTEXT_STEP = 10
 DEFAULT_CONTEXT = 3
 
-# Changes here never change the diff: git's object store and logs, lock files, our own state.
-_QUIET_PARTS = {"objects", "logs", ".review"}
+# Changes here never change the diff: git's object store and logs, and lock files.
+_QUIET_PARTS = {"objects", "logs"}
 
 
 def _matters(change: Change, path: str) -> bool:
-    parts = set(Path(path).parts)
-    return not (parts & _QUIET_PARTS) and not path.endswith(".lock")
+    parts = Path(path).parts
+    if FOLDER in parts:
+        return parts[-1] == "review.json"  # the review, written by us or by the agent
+    return not (set(parts) & _QUIET_PARTS) and not path.endswith(".lock")
 
 
 FirstDiff = tuple[Sides, "Future[Diff]"]
@@ -46,14 +55,23 @@ class ReviewScreen(Screen[None]):
     """Read one worktree's diff."""
 
     BINDINGS = [
-        Binding("tab", "switch_focus", "Files/diff", id="switch_focus"),
+        Binding("tab", "switch_focus", "Files/diff", show=False, id="switch_focus"),
         Binding("x", "toggle_viewed", "Viewed", id="toggle_viewed"),
-        Binding("z", "more_context", "Context", id="more_context"),
+        Binding("z", "more_context", "Context", show=False, id="more_context"),
         Binding("slash", "search", "Search", key_display="/", id="search"),
-        Binding("n", "next_match", "Next match", show=False, id="next_match"),
-        Binding("N", "previous_match", "Previous match", show=False, id="previous_match"),
-        Binding("escape", "clear_search", "Clear search", show=False, id="clear_search"),
+        Binding("n", "next(True)", "Next comment", show=False, id="next_comment"),
+        Binding("N", "next(False)", "Previous comment", show=False, id="previous_comment"),
+        Binding("escape", "clear", "Clear search or selection", show=False, id="clear"),
         Binding("f", "toggle_file_list", "File list", show=False, id="toggle_file_list"),
+        Binding("c", "comment", "Comment", id="comment"),
+        Binding("C", "comment_on_file", "File comment", show=False, id="comment_on_file"),
+        Binding("e", "edit_comment", "Edit comment", show=False, id="edit_comment"),
+        Binding("d", "delete_comment", "Delete comment", show=False, id="delete_comment"),
+        Binding("a", "reply", "Reply to comment", show=False, id="reply"),
+        Binding("r", "resolve", "Resolve / reopen comment", show=False, id="resolve"),
+        Binding("p", "comments_panel", "Comments", show=False, id="comments_panel"),
+        Binding("u", "since_review", "Since last review", show=False, id="since_review"),
+        Binding("S", "send", "Send", id="send"),
     ]
 
     DEFAULT_CSS = """
@@ -86,6 +104,9 @@ class ReviewScreen(Screen[None]):
         self.sides: Sides | None = None
         self.diff: Diff | None = None
         self.store = Store(worktree.root)
+        self.review = Review()
+        self.reader: FileReader | None = None
+        """Reads the lines of the files as the diff shows them, for anchoring new comments."""
         self.context: dict[str, int] = {}
         self._split = split
         self._syntax_theme = syntax_theme
@@ -119,7 +140,7 @@ class ReviewScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="load")
     def load(self) -> None:
-        """Read the diff (again) from git, off the UI thread."""
+        """Read the diff (again) from git, and find the comments' code in it, off the UI thread."""
         first, self._first = self._first, None
         try:
             if first is not None:
@@ -129,37 +150,58 @@ class ReviewScreen(Screen[None]):
             for index, file in enumerate(diff.files):
                 if file.path in self.context:
                     diff.files[index] = scope.load_file(self.worktree, sides, file, self.context[file.path])
-            viewed = self._viewed(diff)
         except ReviewError as error:
             self.app.call_from_thread(self._failed, str(error))
             return
-        self.app.call_from_thread(self._loaded, sides, diff, viewed)
+        renamed = {f.old_path: f.path for f in diff.files if f.status is Status.RENAMED and f.old_path}
+        try:
+            review = comments.reanchor(self.store, FileReader(self.worktree, sides.old), renamed)
+        except ReviewError as error:
+            self.app.call_from_thread(self.notify, str(error), severity="error", timeout=10)
+            review = Review()
+        self.app.call_from_thread(self._loaded, sides, diff, review)
 
-    def _viewed(self, diff: Diff) -> set[str]:
+    @work(thread=True, exclusive=True, group="review")
+    def load_review(self) -> None:
+        """Read the review again after another process (the agent) changed it."""
         try:
             review = self.store.read()
         except ReviewError as error:
             self.app.call_from_thread(self.notify, str(error), severity="error", timeout=10)
-            return set()
-        return {f.path for f in diff.files if review.is_viewed(f.path, f.fingerprint)}
+            return
+        self.app.call_from_thread(self._show_review, review)
 
     def _failed(self, message: str) -> None:
         self.view.empty_message = f"Cannot show the diff: {visible(message)}"
         self.view.refresh()
         self.notify(message, title="review", severity="error", timeout=10)
 
-    def _loaded(self, sides: Sides, diff: Diff, viewed: set[str]) -> None:
+    def _loaded(self, sides: Sides, diff: Diff, review: Review) -> None:
         view = self.view
+        viewed = {f.path for f in diff.files if review.is_viewed(f.path, f.fingerprint)}
         lapsed = view.viewed - viewed
         view.folded -= lapsed
         view.folded |= viewed - view.viewed
         view.viewed = viewed
-        self.sides, self.diff = sides, diff
+        self.sides, self.diff, self.review = sides, diff, review
+        new_side = "" if sides.cached else sides.new
+        self.reader = FileReader(self.worktree, sides.old, new_side)
         view.empty_message = f"No changes: {sides.label}."
-        view.show(diff)
+        view.show(diff, comments=review.comments)
         self._show_header()
         # the diff is what the reviewer reads first: the list follows in the next frame
         self.call_after_refresh(self._list_files, diff)
+
+    def _show_review(self, review: Review) -> None:
+        self.review = review
+        self.view.show_comments(review.comments)
+        self._show_header()
+
+    def _refresh_review(self) -> None:
+        try:
+            self._show_review(self.store.read())
+        except ReviewError as error:
+            self.notify(str(error), severity="error", timeout=10)
 
     def _list_files(self, diff: Diff) -> None:
         if diff is not self.diff:
@@ -176,8 +218,11 @@ class ReviewScreen(Screen[None]):
         paths = [self.worktree.root]
         if not self.worktree.git_dir.is_relative_to(self.worktree.root):
             paths.append(self.worktree.git_dir)
-        async for _ in awatch(*paths, watch_filter=_matters, debounce=400, step=80, recursive=True):
-            self.load()
+        async for changes in awatch(*paths, watch_filter=_matters, debounce=400, step=80, recursive=True):
+            if all(FOLDER in Path(path).parts for _, path in changes):
+                self.load_review()
+            else:
+                self.load()
 
     def _show_header(self) -> None:
         worktree = self.worktree
@@ -192,6 +237,11 @@ class ReviewScreen(Screen[None]):
             header.append(f"  +{self.diff.added}", "green")
             header.append(f" −{self.diff.removed}", "red")
             header.append(f"  {len(self.view.viewed)}/{count} viewed")
+        counts = Counter(comment.status for comment in self.review.comments)
+        for status in ("draft", "open", "addressed"):
+            if counts[status]:
+                header.append(f"  {counts[status]} {status}", "bold" if status == "addressed" else "")
+        header.append(f"  review: {comments.review_state(self.review)}")
         self.query_one("#header", Static).update(header)
 
     # -- following the cursor ----------------------------------------------------------------
@@ -269,6 +319,7 @@ class ReviewScreen(Screen[None]):
 
     def action_search(self) -> None:
         field = self.query_one("#search", Input)
+        field.value = ""
         field.add_class("shown")
         # at once, not after the queued keys: what the reviewer types next is the search
         self.set_focus(field)
@@ -291,23 +342,167 @@ class ReviewScreen(Screen[None]):
         self.query_one("#search", Input).remove_class("shown")
         self.view.focus()
 
-    def action_next_match(self) -> None:
-        self._match(forward=True)
-
-    def action_previous_match(self) -> None:
-        self._match(forward=False)
-
-    def _match(self, forward: bool) -> None:
-        pattern = self.view.search
-        if pattern is None:
-            self.app.bell()
+    def action_next(self, forward: bool) -> None:
+        """The next comment, or the next match while a search is on."""
+        view = self.view
+        if view.rows is None:
             return
-        found = self.view.rows.search(pattern, self.view.cursor, forward) if self.view.rows else None
+        if view.search is not None:
+            found = view.rows.search(view.search, view.cursor, forward)
+        else:
+            found = view.rows.next_comment(view.cursor, forward)
         if found is None:
             self.app.bell()
         else:
-            self.view.go_to(found)
+            view.go_to(found)
 
-    def action_clear_search(self) -> None:
-        if self.view.search is not None:
+    def action_clear(self) -> None:
+        if self.view.selection is not None:
+            self.view.action_toggle_selection()
+        elif self.view.search is not None:
             self.view.find_text("")
+
+    # -- comments ------------------------------------------------------------------------------
+
+    def action_comment(self) -> None:
+        """Comment on the selected lines, or on the cursor's line."""
+        chosen = self.view.selected()
+        if chosen is None or self.diff is None:
+            self.notify("Put the cursor on a line of code to comment on it (C comments on the whole file).", timeout=4)
+            return
+        file = self.diff.files[chosen.file]
+        side = "old" if chosen.side == "old" else "new"
+        lines = f"{chosen.first}" if chosen.first == chosen.last else f"{chosen.first}-{chosen.last}"
+        where = Where(path=file.path, side=side, line=chosen.first, end_line=chosen.last, old_path=file.old_path)
+        title = f"Comment on {file.path}:{lines}" + (" (old side)" if side == "old" else "")
+        self._write(where, title, chosen.text)
+
+    def action_comment_on_file(self) -> None:
+        index = self.view.current_file()
+        if index is None or self.diff is None:
+            return
+        file = self.diff.files[index]
+        self._write(Where(path=file.path, old_path=file.old_path), f"Comment on {file.path}", [])
+
+    def _write(self, where: Where, title: str, code: list[str]) -> None:
+        def done(result: EditorResult | None) -> None:
+            if result is None:
+                return
+            side_path = (where.old_path or where.path) if where.side == "old" else where.path
+            lines = self.reader(side_path, where.side) if self.reader is not None else None
+            source = self.sides.old if where.side == "old" and self.sides is not None else None
+            if self._store_action(lambda: comments.add(self.store, where, result.body, result.severity, lines, source)):
+                self.view.selection = None
+                if result.kept:
+                    self.notify("Kept as a draft.", timeout=3)
+
+        self.app.push_screen(CommentEditor(title=title, code=code), done)
+
+    def _comment_here(self) -> Comment | None:
+        view = self.view
+        id = view.rows.comment_at(view.cursor) if view.rows is not None and view.rows.total else None
+        comment = self.view.comment(id) if id else None
+        if comment is None:
+            self.notify("No comment here: move the cursor onto one (n and N go from one to the next).", timeout=4)
+        return comment
+
+    def action_edit_comment(self) -> None:
+        comment = self._comment_here()
+        if comment is None:
+            return
+
+        def done(result: EditorResult | None) -> None:
+            if result is not None:
+                self._store_action(lambda: comments.edit(self.store, comment.id, result.body, result.severity))
+
+        title = f"Edit {comment.id} on {comment.path}"
+        self.app.push_screen(CommentEditor(title=title, body=comment.body, severity=comment.severity), done)
+
+    def action_delete_comment(self) -> None:
+        comment = self._comment_here()
+        if comment is None:
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self._store_action(lambda: comments.delete(self.store, comment.id))
+
+        self.app.push_screen(ConfirmDialog(f"Delete comment {comment.id} on {comment.path}?"), done)
+
+    def action_reply(self) -> None:
+        comment = self._comment_here()
+        if comment is None:
+            return
+
+        def done(result: EditorResult | None) -> None:
+            if result is not None:
+                self._store_action(lambda: comments.reply(self.store, comment.id, "reviewer", result.body))
+
+        self.app.push_screen(CommentEditor(title=f"Reply to {comment.id}", reply=True), done)
+
+    def action_resolve(self) -> None:
+        """Resolve an open or addressed comment; reopen a resolved one."""
+        comment = self._comment_here()
+        if comment is None:
+            return
+        if comment.status == "draft":
+            self.notify("A draft is not sent yet: edit or delete it.", timeout=4)
+            return
+        status = "open" if comment.status in ("resolved", "wontfix") else "resolved"
+        self._store_action(lambda: comments.set_status(self.store, comment.id, status))
+
+    def _store_action(self, change: Callable[[], object]) -> bool:
+        try:
+            change()
+        except ReviewError as error:
+            self.notify(str(error), severity="error", timeout=8)
+            return False
+        self._refresh_review()
+        return True
+
+    def action_comments_panel(self) -> None:
+        ordered = sorted(self.review.comments, key=lambda c: (c.path.encode("utf-8", "surrogateescape"), c.line or 0))
+
+        def done(id: str | None) -> None:
+            if id is None or self.view.rows is None:
+                return
+            comment = self.view.comment(id)
+            if comment is not None and comment.path in self.view.folded:
+                self.view.folded.discard(comment.path)
+                self.view.relayout()
+            found = self.view.rows.find_comment(id)
+            if found is None:
+                self.notify(f"{id} is on a file that is not in this diff.", timeout=4)
+            else:
+                self.view.go_to(found, top=True)
+                self.view.focus()
+
+        self.app.push_screen(CommentsPanel([PanelEntry.of(c) for c in ordered]), done)
+
+    def action_send(self) -> None:
+        drafts = sum(1 for c in self.review.comments if c.status == "draft")
+
+        def done(result: SendResult | None) -> None:
+            if result is not None:
+                self._send(result.verdict, result.summary)
+
+        self.app.push_screen(SendDialog(drafts=drafts), done)
+
+    @work(thread=True, exclusive=True, group="send")
+    def _send(self, verdict: Verdict, summary: str) -> None:
+        """Snapshot the worktree and write the round, off the UI thread."""
+        base = self.sides.old if self.sides is not None else None
+        try:
+            sent = rounds.send(self.store, self.worktree, verdict, summary, FileReader(self.worktree, base))
+        except ReviewError as error:
+            self.app.call_from_thread(self.notify, str(error), severity="error", timeout=8)
+            return
+        count = len(sent.comment_ids)
+        message = f"Sent review {sent.id}: {count} comment{'s' * (count != 1)}."
+        self.app.call_from_thread(self.notify, message, timeout=4)
+        self.app.call_from_thread(self._refresh_review)
+
+    def action_since_review(self) -> None:
+        """Show only what changed since the last review was sent, or everything again."""
+        self.chosen = Scope() if self.chosen.since_review else Scope(since_review=True)
+        self.load()

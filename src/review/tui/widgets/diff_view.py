@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import fields
 
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -24,9 +26,11 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from review.diff import Diff, Line, Status
+from review.store import Comment
 from review.highlight import highlight
 from review.words import WordChanges
-from review.tui.layout import Layout, Place, Row, RowKind
+from review.tui.layout import Layout, Place, Row, RowKind, Selection
+from review.tui.widgets.comment_box import CONSOLE, INDENT, BoxStyles, box_lines
 from review.tui.widgets.diff_rows import HunkColours, Palette, RowContext, render_row
 
 
@@ -52,7 +56,8 @@ class DiffView(ScrollView, can_focus=True):
         Binding("l,right", "scroll_text(8)", "Scroll right", show=False, id="scroll_right"),
         Binding("s", "toggle_split", "Split", id="toggle_split"),
         Binding("w", "toggle_wrap", "Wrap", show=False, id="toggle_wrap"),
-        Binding("enter,o", "toggle_fold", "Fold/expand", show=False, id="toggle_fold"),
+        Binding("enter", "toggle_fold", "Fold/expand", show=False, id="toggle_fold"),
+        Binding("v", "toggle_selection", "Select lines", show=False, id="select_lines"),
     ]
 
     COMPONENT_CLASSES = {
@@ -74,6 +79,17 @@ class DiffView(ScrollView, can_focus=True):
         "diff-view--status-removed",
         "diff-view--status-modified",
         "diff-view--status-renamed",
+        "diff-view--selection",
+        "diff-view--comment",
+        "diff-view--comment-border",
+        "diff-view--comment-muted",
+        "diff-view--comment-code",
+        "diff-view--must",
+        "diff-view--should",
+        "diff-view--nit",
+        "diff-view--question",
+        "diff-view--addressed",
+        "diff-view--attention",
     }
 
     DEFAULT_CSS = """
@@ -98,6 +114,17 @@ class DiffView(ScrollView, can_focus=True):
         & > .diff-view--status-removed { color: $text-error; }
         & > .diff-view--status-modified { color: $text-warning; }
         & > .diff-view--status-renamed { color: $text-accent; }
+        & > .diff-view--selection { background: $accent 30%; }
+        & > .diff-view--comment { background: $panel; color: $foreground; }
+        & > .diff-view--comment-border { color: $primary; }
+        & > .diff-view--comment-muted { color: $foreground-muted; }
+        & > .diff-view--comment-code { color: $text-accent; }
+        & > .diff-view--must { color: $text-error; text-style: bold; }
+        & > .diff-view--should { color: $text-warning; text-style: bold; }
+        & > .diff-view--nit { color: $foreground-muted; }
+        & > .diff-view--question { color: $text-accent; text-style: bold; }
+        & > .diff-view--addressed { color: $text-success; }
+        & > .diff-view--attention { color: $text-warning; }
     }
     DiffView:blur > .diff-view--cursor { background: $primary 15%; }
     """
@@ -122,6 +149,12 @@ class DiffView(ScrollView, can_focus=True):
         self.expanded: set[str] = set()
         self.viewed: set[str] = set()
         self.search: re.Pattern[str] | None = None
+        self.comments: dict[str, list[Comment]] = {}
+        """The comments shown, by path."""
+        self.selection: int | None = None
+        """The row where a selection of lines started (`v`); None when nothing is selected."""
+        self._boxes: LRUCache[tuple[object, ...], list[Text]] = LRUCache(1024)
+        self._box_styles: BoxStyles | None = None
         self.empty_message = "Loading the diff…"
         self._syntax_theme = syntax_theme
         self._generation = 0
@@ -137,10 +170,13 @@ class DiffView(ScrollView, can_focus=True):
 
     # -- content -------------------------------------------------------------------------------
 
-    def show(self, diff: Diff, place: Place | None = None) -> None:
-        """Show `diff`, with the cursor at `place` (or where it was) and at the same height."""
+    def show(self, diff: Diff, place: Place | None = None, comments: Sequence[Comment] | None = None) -> None:
+        """Show `diff` (and `comments`), with the cursor at `place` (or where it was) and at the
+        same height."""
         if place is None and self.rows is not None and self.rows.total:
             place = self.rows.place(self.cursor)
+        if comments is not None:
+            self.comments = _by_path(comments)
         self.diff = diff
         self._generation += 1
         self._pending.clear()
@@ -164,6 +200,8 @@ class DiffView(ScrollView, can_focus=True):
             width=self.scrollable_content_region.width or 80,
             folded=frozenset(self.folded),
             expanded=frozenset(self.expanded),
+            comments=self.comments,
+            measure=lambda comment: len(self._box(comment)),
         )
         self._strips.clear()
         found = self.rows.find(place) if place is not None else None
@@ -179,6 +217,69 @@ class DiffView(ScrollView, can_focus=True):
             return
         width = self.scrollable_content_region.width
         self.virtual_size = Size(width + self.rows.overflow(), self.rows.total)
+
+    def show_comments(self, comments: Sequence[Comment]) -> None:
+        """Draw these comments under their lines (keeping the cursor's place)."""
+        by_path = _by_path(comments)
+        if by_path == self.comments:
+            return
+        self.comments = by_path
+        self.relayout()
+
+    def comment(self, id: str) -> Comment | None:
+        for comments in self.comments.values():
+            for comment in comments:
+                if comment.id == id:
+                    return comment
+        return None
+
+    def _box(self, comment: Comment) -> list[Text]:
+        width = self.scrollable_content_region.width or 80
+        key = (comment.id, comment.updated_at, comment.status, comment.anchor_state, comment.line, comment.end_line, width)
+        lines = self._boxes.get(key)
+        if lines is None:
+            lines = box_lines(comment, width, self._get_box_styles())
+            self._boxes[key] = lines
+        return lines
+
+    def _get_box_styles(self) -> BoxStyles:
+        if self._box_styles is None:
+
+            def style(name: str) -> Style:
+                # the box has its own background: keep only the colour and the emphasis
+                full = self.get_component_rich_style(name)
+                return Style(color=full.color, bold=full.bold, italic=full.italic, underline=full.underline)
+
+            self._box_styles = BoxStyles(
+                border=style("diff-view--comment-border"),
+                text=style("diff-view--comment"),
+                code=style("diff-view--comment-code"),
+                muted=style("diff-view--comment-muted"),
+                must=style("diff-view--must"),
+                should=style("diff-view--should"),
+                nit=style("diff-view--nit"),
+                question=style("diff-view--question"),
+                addressed=style("diff-view--addressed"),
+                warning=style("diff-view--attention"),
+            )
+        return self._box_styles
+
+    def selected(self) -> Selection | None:
+        """The lines a comment would go on: the selected range, or the cursor's line."""
+        if self.rows is None or not self.rows.total:
+            return None
+        start = self.selection if self.selection is not None else self.cursor
+        return self.rows.selection(start, self.cursor)
+
+    def action_toggle_selection(self) -> None:
+        """Start selecting lines at the cursor, or stop."""
+        if self.selection is not None:
+            self.selection = None
+        elif self.rows is not None and self.rows.total and self.rows.selection(self.cursor, self.cursor) is not None:
+            self.selection = self.cursor
+        else:
+            self.app.bell()
+        self.refresh()
 
     def current_file(self) -> int | None:
         """The index of the file the cursor is in."""
@@ -376,6 +477,8 @@ class DiffView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._palette = None
+        self._box_styles = None
+        self._boxes.clear()
         self._strips.clear()
 
     def on_click(self, event: events.Click) -> None:
@@ -395,11 +498,24 @@ class DiffView(ScrollView, can_focus=True):
         row = layout.row(index)
         if (layout.total, layout.widest) != before:
             self.call_after_refresh(self._sync_size)
-        strip = self._row_strip(row, width)
+        strip = self._comment_strip(row, width) if row.kind is RowKind.COMMENT else self._row_strip(row, width)
+        if self.selection is not None and min(self.selection, self.cursor) <= index <= max(self.selection, self.cursor):
+            chosen = self.get_component_rich_style("diff-view--selection")
+            strip = Strip(Segment.apply_style(strip, post_style=Style(bgcolor=chosen.bgcolor)), strip.cell_length)
         if index == self.cursor:
             cursor = self.get_component_rich_style("diff-view--cursor")
             strip = Strip(Segment.apply_style(strip, post_style=Style(bgcolor=cursor.bgcolor)), strip.cell_length)
         return strip
+
+    def _comment_strip(self, row: Row, width: int) -> Strip:
+        comment = self.comment(row.comment)
+        base = self.get_component_rich_style("diff-view--comment")
+        if comment is None:
+            return Strip.blank(width, base)
+        lines = self._box(comment)
+        text = lines[row.part] if row.part < len(lines) else Text()
+        segments = [Segment(" " * INDENT, self._get_palette().context), *text.render(CONSOLE, end="")]
+        return Strip(Segment.apply_style(segments, base)).crop_extend(0, width, base)
 
     def _row_strip(self, row: Row, width: int) -> Strip:
         assert self.rows is not None
@@ -510,6 +626,13 @@ class DiffView(ScrollView, can_focus=True):
                 status=lambda status: statuses.get(status, modified),
             )
         return self._palette
+
+
+def _by_path(comments: Sequence[Comment]) -> dict[str, list[Comment]]:
+    by_path: dict[str, list[Comment]] = {}
+    for comment in comments:
+        by_path.setdefault(comment.path, []).append(comment)
+    return by_path
 
 
 class _SyntaxStyles:

@@ -1,0 +1,157 @@
+"""The open comments as instructions an agent can act on: Markdown to read, or JSON to parse.
+
+Each comment says where (the path and the line numbers as the file is now), quotes the code with a
+line of context on each side, gives the reviewer's words and severity, and says exactly how to
+answer. Comments are grouped by file in diff order, and within a file the weightiest come first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from review.comments import open_comments, severity_rank, side_path
+from review.store import Comment, Review, Round, Side
+from review.text import visible
+
+VERDICTS = {"request_changes": "changes requested", "comment": "comments", "approve": "approved"}
+
+
+@dataclass(frozen=True)
+class Quote:
+    """The code a comment is on, as the file is now."""
+
+    first: int | None
+    """The number of the first line shown (a context line when there is one)."""
+    lines: list[str]
+    commented: range
+    """Which of `lines` (by index) the comment is on."""
+
+
+@dataclass(frozen=True)
+class Instruction:
+    comment: Comment
+    quote: Quote
+
+
+def gather(review: Review, read: Callable[[str, Side], list[str] | None]) -> list[Instruction]:
+    """The open comments in the order an agent should take them: by file in diff order (git's
+    path order), weightiest first, then by line."""
+    found = [Instruction(c, _quote(c, read(side_path(c), c.side))) for c in open_comments(review)]
+    return sorted(
+        found,
+        key=lambda item: (
+            item.comment.path.encode("utf-8", "surrogateescape"),
+            severity_rank(item.comment),
+            item.comment.line or 0,
+        ),
+    )
+
+
+def _quote(comment: Comment, lines: list[str] | None) -> Quote:
+    if comment.line is None or lines is None:
+        # On the whole file, or its code is gone: what it was written on is all there is.
+        original = comment.anchor.lines if comment.anchor is not None else []
+        return Quote(None, list(original), range(len(original)))
+    end = comment.end_line or comment.line
+    first = max(1, comment.line - 1)
+    last = min(len(lines), end + 1)
+    shown = lines[first - 1 : last]
+    return Quote(first, shown, range(comment.line - first, end - first + 1))
+
+
+def markdown(worktree: Path, latest: Round | None, items: Sequence[Instruction]) -> str:
+    """The instructions as Markdown; empty when nothing is open."""
+    if not items:
+        return ""
+    out: list[str] = []
+    title = f"# Review of {worktree.name}"
+    if latest is not None:
+        title += f": round {latest.id}, {VERDICTS[latest.verdict]}"
+    out.append(title)
+    out.append("")
+    if latest is not None and latest.summary.strip():
+        out.extend("> " + line if line else ">" for line in latest.summary.strip().splitlines())
+        out.append("")
+    count = len(items)
+    out.append(
+        f"{count} comment{'s' * (count != 1)} to address, in {worktree}. For each one: change the code, then run "
+        '`review resolve ID -m "what you did"`. If you disagree or need to ask, run '
+        '`review reply ID -m "your answer"` instead. Line numbers are those of the files as they are now.'
+    )
+    path = None
+    for item in items:
+        comment = item.comment
+        if comment.path != path:
+            path = comment.path
+            out.extend(["", f"## {visible(path)}"])
+        out.extend(["", f"### {comment.id} · {comment.severity} · {_where(comment)}", ""])
+        out.extend(_code_block(item.quote))
+        out.append("")
+        out.append(comment.body.strip())
+        for reply in comment.thread:
+            out.append("")
+            out.append(f"*{reply.author}, {reply.at}:* {reply.body.strip()}")
+        out.append("")
+        out.append(f'Answer: `review resolve {comment.id} -m "..."` or `review reply {comment.id} -m "..."`')
+    return "\n".join(out) + "\n"
+
+
+def _where(comment: Comment) -> str:
+    if comment.line is None:
+        if comment.anchor_state == "lost":
+            return "the code it was on is gone from the file; it is quoted as it was"
+        return "the whole file"
+    end = comment.end_line or comment.line
+    lines = f"line {comment.line}" if end == comment.line else f"lines {comment.line}-{end}"
+    if comment.side == "old":
+        lines += " of the old version (removed code)"
+    if comment.anchor_state == "moved":
+        lines += " (moved since the comment was written)"
+    elif comment.anchor_state == "changed":
+        lines += " (changed since the comment was written)"
+    return lines
+
+
+def _code_block(quote: Quote) -> list[str]:
+    # '>' marks the commented lines; the others are context. Numbers are the file's own.
+    if not quote.lines:
+        return ["(no code quoted)"]
+    width = len(str((quote.first or 1) + len(quote.lines)))
+    body = []
+    for index, line in enumerate(quote.lines):
+        mark = ">" if index in quote.commented else " "
+        number = "" if quote.first is None else f"{quote.first + index:>{width}} "
+        body.append(f"{mark}{number}{visible(line)}")
+    longest = max((len(run) for run in re.findall(r"`+", "\n".join(body))), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, *body, fence]
+
+
+def as_json(worktree: Path, latest: Round | None, items: Sequence[Instruction]) -> dict[str, Any]:
+    """The instructions as the JSON of DESIGN.md (`review pending --json`)."""
+    return {
+        "worktree": str(worktree),
+        "round": None
+        if latest is None
+        else {"id": latest.id, "verdict": latest.verdict, "summary": latest.summary, "sent_at": latest.sent_at},
+        "comments": [
+            {
+                "id": item.comment.id,
+                "path": item.comment.path,
+                "side": item.comment.side,
+                "line": item.comment.line,
+                "end_line": item.comment.end_line,
+                "severity": item.comment.severity,
+                "status": item.comment.status,
+                "anchor_state": item.comment.anchor_state,
+                "body": item.comment.body,
+                "code": [item.quote.lines[i] for i in item.quote.commented],
+                "thread": [{"author": r.author, "body": r.body, "at": r.at} for r in item.comment.thread],
+            }
+            for item in items
+        ],
+    }
