@@ -58,3 +58,26 @@ def test_a_demo_folder_that_is_taken_is_one_line(tmp_path: Path) -> None:
     done = review("demo", str(tmp_path), "--no-open")
     assert done.returncode == 1
     assert done.stderr.startswith("review: ") and len(done.stderr.splitlines()) == 1
+
+
+def test_install_links_the_skill_and_hooks_and_uninstall_takes_them_away(tmp_path: Path) -> None:
+    home = Path.home()
+    done = review("install", "all")
+    assert done.returncode == 0, done.stderr
+    assert (home / ".claude" / "skills" / "review" / "SKILL.md").exists()
+    assert (home / ".agents" / "skills" / "review" / "SKILL.md").exists()
+    assert (home / ".pi" / "agent" / "skills" / "review" / "SKILL.md").exists()
+    settings = (home / ".claude" / "settings.json").read_text()
+    assert "hook claude" in settings and "hook codex" in (home / ".codex" / "hooks.json").read_text()
+    assert len(done.stdout.splitlines()) >= 5
+    assert review("install", "all").stdout.strip() == "nothing to change"
+    undone = review("install", "all", "--uninstall")
+    assert undone.returncode == 0, undone.stderr
+    assert not (home / ".claude" / "skills" / "review").exists()
+    assert "hook claude" not in (home / ".claude" / "settings.json").read_text()
+
+
+def test_every_verb_has_help() -> None:
+    for verb in ("demo", "comment", "send", "pending", "reply", "resolve", "wait", "hook", "watch", "install"):
+        done = review(verb, "--help")
+        assert done.returncode == 0 and f"review {verb}" in done.stdout, verb

@@ -27,6 +27,11 @@ verbs:
   review pending [--json]               the open comments, as instructions for the agent
   review reply ID -m TEXT               answer in a comment's thread
   review resolve ID [-m NOTE]           the agent marks a comment addressed
+  review wait [--timeout S] [--json]    wait until a review is sent, then print it
+  review hook claude|codex              entry point for the agent's hooks (JSON on stdin)
+  review watch [REPO]                   paste a pointer into each agent's tmux pane when a review is sent
+  review install claude|codex|pi|all [--project] [--uninstall]
+                                        install the skill (and hooks) for an agent
 
 Run 'review VERB --help' for a verb's options."""
 
@@ -187,17 +192,53 @@ def _pending(argv: Sequence[str]) -> int:
     parser = _verb_parser("pending", "The open comments of the review, as instructions for the agent.")
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     args = parser.parse_args(argv)
-    from review import instructions
+    here = _Here(args.where)
+    _print_instructions(here, args.json, always=False)
+    return 0
+
+
+def _print_instructions(here: _Here, as_json: bool, *, always: bool) -> None:
+    """Print the open comments as `pending` does, and record that the agent has been told."""
+    from review import hooks, instructions
+
+    review = here.reanchored()
+    latest = review.latest_round()
+    items = instructions.gather(review, here.read)
+    if not items and not (always and latest is not None):
+        return
+    if as_json:
+        print(json.dumps(instructions.as_json(here.worktree.root, latest, items), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(instructions.markdown(here.worktree.root, latest, items, always=always))
+    sys.stdout.flush()
+    hooks.mark_delivered(here.store)
+
+
+def _wait(argv: Sequence[str]) -> int:
+    parser = _verb_parser("wait", "Wait until a review is sent to this worktree, then print it as `pending` does.")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="give up after this long (exit status 1)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    args = parser.parse_args(argv)
+    from review.wait import wait_for_review
 
     here = _Here(args.where)
-    review = here.reanchored()
-    items = instructions.gather(review, here.read)
-    if not items:
-        return 0
-    if args.json:
-        print(json.dumps(instructions.as_json(here.worktree.root, review.latest_round(), items), indent=2, ensure_ascii=False))
-    else:
-        sys.stdout.write(instructions.markdown(here.worktree.root, review.latest_round(), items))
+    if wait_for_review(here.store, args.timeout) is None:
+        raise ReviewError(f"no review was sent within {args.timeout:g} seconds")
+    _print_instructions(here, args.json, always=True)
+    return 0
+
+
+def _hook(argv: Sequence[str]) -> int:
+    parser = _Parser(prog="review hook", description="Entry point for an agent harness's hooks (JSON on stdin).")
+    parser.add_argument("harness", choices=("claude", "codex"))
+    args = parser.parse_args(argv)
+    from review import hooks
+
+    answer = hooks.run(args.harness, sys.stdin.read(), Path.cwd())
+    if answer.stdout:
+        print(answer.stdout)
+    if answer.stderr:
+        print(answer.stderr, file=sys.stderr)
     return 0
 
 
@@ -228,6 +269,41 @@ def _resolve(argv: Sequence[str]) -> int:
     return 0
 
 
+def _install(argv: Sequence[str]) -> int:
+    parser = _verb_parser("install", "Install the review skill (and the hooks of Claude Code and Codex) for an agent.")
+    parser.add_argument("agent", choices=("claude", "codex", "pi", "all"))
+    parser.add_argument("--project", action="store_true", help="into this repository rather than user-wide")
+    parser.add_argument("--uninstall", action="store_true", help="remove exactly what install added")
+    args = parser.parse_args(argv)
+    from review import git, install
+
+    root = git.find_worktree(args.where).root if args.project else None
+    if args.uninstall:
+        changes = install.uninstall([args.agent], root=root)
+    else:
+        changes = install.install([args.agent], root=root, skill=install.skill_folder(), command=install.review_command())
+    for change in changes:
+        print(change.what)
+    return 1 if any(change.skipped for change in changes) else 0
+
+
+def _watch(argv: Sequence[str]) -> int:
+    parser = _Parser(prog="review watch", description="Tell each worktree's agent, in tmux, when a review is sent to it.")
+    parser.add_argument("repository", nargs="?", default=".", help="a path in the repository (default: here)")
+    args = parser.parse_args(argv)
+    from review.config import load_config
+    from review.deliver import KNOWN_AGENTS, Tmux
+    from review.watch import Watcher
+
+    agents = (*KNOWN_AGENTS, *load_config().agents)
+    watcher = Watcher(Path(args.repository), Tmux(), agents, lambda line: print(line, flush=True))
+    try:
+        watcher.run()
+    except KeyboardInterrupt:
+        print("stopped watching", flush=True)
+    return 0
+
+
 VERBS: dict[str, Callable[[Sequence[str]], int]] = {
     "demo": _demo,
     "comment": _comment,
@@ -235,6 +311,10 @@ VERBS: dict[str, Callable[[Sequence[str]], int]] = {
     "pending": _pending,
     "reply": _reply,
     "resolve": _resolve,
+    "wait": _wait,
+    "hook": _hook,
+    "watch": _watch,
+    "install": _install,
 }
 
 

@@ -63,9 +63,10 @@ def _quote(comment: Comment, lines: list[str] | None) -> Quote:
     return Quote(first, shown, range(comment.line - first, end - first + 1))
 
 
-def markdown(worktree: Path, latest: Round | None, items: Sequence[Instruction]) -> str:
-    """The instructions as Markdown; empty when nothing is open."""
-    if not items:
+def markdown(worktree: Path, latest: Round | None, items: Sequence[Instruction], *, always: bool = False) -> str:
+    """The instructions as Markdown; empty when nothing is open, unless `always` (then the round's
+    verdict and summary, and that there is nothing to change)."""
+    if not items and not (always and latest is not None):
         return ""
     out: list[str] = []
     title = f"# Review of {worktree.name}"
@@ -77,6 +78,8 @@ def markdown(worktree: Path, latest: Round | None, items: Sequence[Instruction])
         out.extend("> " + line if line else ">" for line in latest.summary.strip().splitlines())
         out.append("")
     count = len(items)
+    if not count:
+        return "\n".join([*out, "Nothing to change."]) + "\n"
     out.append(
         f"{count} comment{'s' * (count != 1)} to address, in {worktree}. For each one: change the code, then run "
         '`review resolve ID -m "what you did"`. If you disagree or need to ask, run '

@@ -60,9 +60,5 @@ def write_instructions(
 ) -> None:
     """`.review/instructions.md`: the round as an agent that reads files rather than running
     commands finds it."""
-    items = instructions.gather(review, read)
-    text = instructions.markdown(worktree.root, sent, items)
-    if not text:
-        verdict = instructions.VERDICTS[sent.verdict]
-        text = f"# Review of {worktree.root.name}: round {sent.id}, {verdict}\n\n{sent.summary.strip()}\n\nNothing to change.\n"
+    text = instructions.markdown(worktree.root, sent, instructions.gather(review, read), always=True)
     replace_atomically(store.folder / INSTRUCTIONS, text.encode("utf-8", "surrogateescape"))

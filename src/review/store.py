@@ -233,7 +233,7 @@ class Store:
             ReviewLocked: another process held the lock for `lock_timeout` seconds.
             UnwritableReview: the folder or the file cannot be written.
         """
-        self._make_folder()
+        self.make_folder()
         with self._locked():
             review, before = self._load()
             result = change(review)
@@ -246,7 +246,12 @@ class Store:
                     raise UnwritableReview(f"cannot write {self.path}: {error.strerror}") from None
         return result
 
-    def _make_folder(self) -> None:
+    def make_folder(self) -> None:
+        """Create `.review/` with its `.gitignore`, if they are not there yet.
+
+        Raises:
+            UnwritableReview: the folder cannot be written.
+        """
         # The .gitignore comes first, so git never sees the state, whatever happens next.
         try:
             self.folder.mkdir(exist_ok=True)

@@ -1,0 +1,122 @@
+"""`review hook claude|codex`: what the agent harnesses' hooks call, with the event's JSON on stdin.
+
+On `Stop`, while a sent review has comments the agent has not been told of, the hook blocks the
+stop with a short pointer to `review pending`, and marks that review delivered: the same review
+never blocks twice, and a stop that a hook already continued (`stop_hook_active`) is let through.
+On every event the agent's state is recorded for the overview and for `review watch`.
+
+A hook must never break the agent: whatever goes wrong, it exits 0, and says why on stderr only.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from review import agent, git
+from review.agent import State
+from review.errors import ReviewError
+from review.store import Review, Store, now
+
+HARNESSES = ("claude", "codex")
+
+# The agent's state after each event. A Notification is a question to the user (a permission),
+# except the one that says the agent has been idle for a while.
+_STATES: dict[str, State] = {
+    "SessionStart": "idle",
+    "UserPromptSubmit": "working",
+    "PreToolUse": "working",
+    "PostToolUse": "working",
+    "PermissionRequest": "waiting",
+    "Notification": "waiting",
+    "Stop": "idle",
+    "SessionEnd": "idle",
+}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the hook prints: JSON for the harness on stdout, a line for a person on stderr."""
+
+    stdout: str = ""
+    stderr: str = ""
+
+
+def run(harness: str, payload: str, cwd: Path) -> Answer:
+    """Handle one hook call; never raises."""
+    try:
+        event = json.loads(payload)
+        if not isinstance(event, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as error:
+        return Answer(stderr=f"review hook {harness}: the hook input is not valid JSON ({error}); nothing done")
+    try:
+        return _handle(harness, event, cwd)
+    except ReviewError as error:
+        return Answer(stderr=f"review hook {harness}: {error}")
+    except Exception as error:  # a hook must not break the agent, even on our bug
+        return Answer(stderr=f"review hook {harness}: internal error: {type(error).__name__}: {error}")
+
+
+def _handle(harness: str, event: dict[str, Any], cwd: Path) -> Answer:
+    name = str(event.get("hook_event_name", ""))
+    where = event.get("cwd") or str(cwd)
+    try:
+        worktree = git.find_worktree(where)
+    except ReviewError:
+        return Answer()  # not in a repository: nothing of ours to do here
+    state = _STATES.get(name)
+    if name == "Notification" and _idle_notice(event):
+        state = "idle"
+    answer = Answer()
+    if name == "Stop" and not event.get("stop_hook_active"):
+        pointer = _deliver(Store(worktree.root))
+        if pointer:
+            answer = Answer(stdout=json.dumps({"decision": "block", "reason": pointer}))
+            state = "working"  # it goes on, to read the review
+    if state is not None:
+        agent.record(worktree.root, state, harness, name)
+    return answer
+
+
+def _idle_notice(event: dict[str, Any]) -> bool:
+    kind = str(event.get("notification_type", ""))
+    message = str(event.get("message", "")).lower()
+    return kind == "idle_prompt" or "waiting for your input" in message
+
+
+def undelivered(review: Review) -> list[str]:
+    """Ids of the rounds with open comments that the agent has not been told of yet."""
+    open_rounds = {c.round for c in review.comments if c.status == "open"}
+    return [r.id for r in review.rounds if r.delivered_at is None and r.id in open_rounds]
+
+
+def mark_delivered(store: Store) -> int:
+    """Record that the agent has been told of every sent round; the number of open comments."""
+
+    def change(review: Review) -> int:
+        for sent in review.rounds:
+            if sent.delivered_at is None:
+                sent.delivered_at = now()
+        return sum(1 for c in review.comments if c.status == "open")
+
+    return store.update(change)
+
+
+def _deliver(store: Store) -> str:
+    """The pointer to block a stop with, once per review; empty when there is nothing new."""
+    if not undelivered(store.read()):
+        return ""
+    count = mark_delivered(store)
+    return pointer(count)
+
+
+def pointer(count: int) -> str:
+    """The one line that tells an agent a review is waiting."""
+    comments = f"{count} review comment{'s' * (count != 1)}"
+    return (
+        f"{comments} on this worktree wait for you: run `review pending` to read them, fix each one, "
+        "then answer with `review resolve ID -m ...` (or `review reply ID -m ...`)."
+    )

@@ -1,0 +1,403 @@
+"""`review install`: the skill linked and the hooks merged for each agent, idempotently, with the
+user's own settings, hooks and folders kept; `--uninstall` takes back exactly what was added."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from review.errors import ReviewError
+from review.install import (
+    NOTHING,
+    Change,
+    MissingSkill,
+    UnreadableSettings,
+    install,
+    review_command,
+    skill_folder,
+    uninstall,
+)
+
+COMMAND = "/opt/review/bin/review"
+
+CLAUDE_EVENTS = ["Stop", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "SessionStart"]
+CODEX_EVENTS = ["Stop", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SessionStart"]
+
+
+@pytest.fixture
+def skill(tmp_path: Path) -> Path:
+    """A skill folder as review ships it: `skills/review/SKILL.md`."""
+    folder = tmp_path / "package" / "skills" / "review"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: review\ndescription: test\n---\nRun review pending.\n")
+    return folder
+
+
+def home() -> Path:
+    return Path.home()
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text())
+
+
+def write_json(path: Path, document: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=4))
+
+
+def ours(agent: str, event: str, command: str = COMMAND) -> dict[str, Any]:
+    entry: dict[str, Any] = {"matcher": "*"} if event in ("PreToolUse", "PostToolUse") else {}
+    entry["hooks"] = [{"type": "command", "command": f"{command} hook {agent}"}]
+    return entry
+
+
+def lines(changes: list[Change]) -> list[str]:
+    return [change.what for change in changes]
+
+
+@pytest.mark.parametrize(
+    ("agent", "link"),
+    [("claude", ".claude/skills/review"), ("codex", ".agents/skills/review"), ("pi", ".pi/agent/skills/review")],
+)
+def test_installing_for_an_agent_links_the_skill_in_its_user_skill_folder(agent: str, link: str, skill: Path) -> None:
+    changes = install([agent], root=None, skill=skill, command=COMMAND)
+    linked = home() / link
+    assert linked.is_symlink()
+    assert linked.resolve() == skill.resolve()
+    assert f"linked {linked} -> {skill.resolve()}" in lines(changes)
+
+
+def test_installing_for_claude_adds_a_hook_on_each_of_its_events(skill: Path) -> None:
+    changes = install(["claude"], root=None, skill=skill, command=COMMAND)
+    settings = home() / ".claude" / "settings.json"
+    assert read_json(settings) == {"hooks": {event: [ours("claude", event)] for event in CLAUDE_EVENTS}}
+    for event in CLAUDE_EVENTS:
+        assert f"added the {event} hook to {settings}" in lines(changes)
+
+
+def test_installing_for_codex_adds_its_hooks_to_codex_hooks_json_without_notification(skill: Path) -> None:
+    install(["codex"], root=None, skill=skill, command=COMMAND)
+    assert read_json(home() / ".codex" / "hooks.json") == {
+        "hooks": {event: [ours("codex", event)] for event in CODEX_EVENTS}
+    }
+
+
+def test_installing_for_pi_links_only_the_skill(skill: Path) -> None:
+    changes = install(["pi"], root=None, skill=skill, command=COMMAND)
+    assert lines(changes) == [f"linked {home() / '.pi/agent/skills/review'} -> {skill.resolve()}"]
+    assert sorted(path.name for path in (home() / ".pi").rglob("*")) == ["agent", "review", "skills"]
+
+
+def test_json_files_are_written_with_two_spaces_and_a_final_newline(skill: Path) -> None:
+    install(["claude"], root=None, skill=skill, command=COMMAND)
+    text = (home() / ".claude" / "settings.json").read_text()
+    assert text.startswith('{\n  "hooks": {\n')
+    assert text.endswith("}\n")
+
+
+def test_all_means_claude_codex_and_pi(skill: Path) -> None:
+    install(["all"], root=None, skill=skill, command=COMMAND)
+    for link in (".claude/skills/review", ".agents/skills/review", ".pi/agent/skills/review"):
+        assert (home() / link).resolve() == skill.resolve()
+    assert (home() / ".claude" / "settings.json").exists()
+    assert (home() / ".codex" / "hooks.json").exists()
+
+
+def test_installing_twice_changes_nothing_the_second_time(skill: Path) -> None:
+    install(["all"], root=None, skill=skill, command=COMMAND)
+    written = {path: path.read_bytes() for path in (home() / ".claude/settings.json", home() / ".codex/hooks.json")}
+    assert install(["all"], root=None, skill=skill, command=COMMAND) == [Change(NOTHING)]
+    assert {path: path.read_bytes() for path in written} == written
+
+
+def test_the_hooks_run_the_command_given_quoted_as_given(skill: Path) -> None:
+    command = shlex.quote("/home/u/my tools/bin/review")
+    install(["claude"], root=None, skill=skill, command=command)
+    stop = read_json(home() / ".claude" / "settings.json")["hooks"]["Stop"]
+    assert stop == [{"hooks": [{"type": "command", "command": "'/home/u/my tools/bin/review' hook claude"}]}]
+
+
+def test_install_keeps_the_users_other_settings_and_own_hooks(skill: Path) -> None:
+    settings = home() / ".claude" / "settings.json"
+    own_stop = {"hooks": [{"type": "command", "command": "say done"}]}
+    own_bash = {"matcher": "Bash", "hooks": [{"type": "command", "command": "audit-bash"}]}
+    write_json(
+        settings,
+        {
+            "model": "opus",
+            "permissions": {"allow": ["Bash(git status)"], "deny": []},
+            "hooks": {"Stop": [own_stop], "PreToolUse": [own_bash], "SubagentStop": [own_stop]},
+        },
+    )
+    install(["claude"], root=None, skill=skill, command=COMMAND)
+    after = read_json(settings)
+    assert after["model"] == "opus"
+    assert after["permissions"] == {"allow": ["Bash(git status)"], "deny": []}
+    assert after["hooks"]["Stop"] == [own_stop, ours("claude", "Stop")]
+    assert after["hooks"]["PreToolUse"] == [own_bash, ours("claude", "PreToolUse")]
+    assert after["hooks"]["SubagentStop"] == [own_stop]
+
+
+def test_a_hook_with_our_exact_command_is_not_added_again(skill: Path) -> None:
+    settings = home() / ".claude" / "settings.json"
+    # The user put our hook into their own entry, next to one of theirs.
+    mine = {
+        "hooks": [{"type": "command", "command": "say done"}, {"type": "command", "command": f"{COMMAND} hook claude"}]
+    }
+    write_json(settings, {"hooks": {"Stop": [mine]}})
+    changes = install(["claude"], root=None, skill=skill, command=COMMAND)
+    assert read_json(settings)["hooks"]["Stop"] == [mine]
+    assert f"added the Stop hook to {settings}" not in lines(changes)
+
+
+def test_a_hook_left_by_an_install_from_another_path_is_updated_not_doubled(skill: Path) -> None:
+    settings = home() / ".claude" / "settings.json"
+    write_json(settings, {"hooks": {"Stop": [ours("claude", "Stop", "/old/venv/bin/review")]}})
+    changes = install(["claude"], root=None, skill=skill, command=COMMAND)
+    assert read_json(settings)["hooks"]["Stop"] == [ours("claude", "Stop")]
+    assert f"updated the Stop hook in {settings} to run {COMMAND} hook claude" in lines(changes)
+
+
+def test_a_project_install_goes_under_the_repository_root(tmp_path: Path, skill: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    install(["all"], root=root, skill=skill, command=COMMAND)
+    for link in (".claude/skills/review", ".agents/skills/review", ".pi/skills/review"):
+        assert (root / link).resolve() == skill.resolve()
+    assert read_json(root / ".claude" / "settings.json")["hooks"]["Stop"] == [ours("claude", "Stop")]
+    assert read_json(root / ".codex" / "hooks.json")["hooks"]["Stop"] == [ours("codex", "Stop")]
+    assert list(home().glob(".claude")) == list(home().glob(".agents")) == list(home().glob(".pi")) == []
+
+
+def test_uninstall_removes_exactly_what_install_added(skill: Path) -> None:
+    settings = home() / ".claude" / "settings.json"
+    own_stop = {"hooks": [{"type": "command", "command": "say done"}]}
+    before = {"model": "opus", "hooks": {"Stop": [own_stop]}}
+    write_json(settings, before)
+    install(["all"], root=None, skill=skill, command=COMMAND)
+
+    changes = uninstall(["all"], root=None)
+
+    assert read_json(settings) == before
+    assert read_json(home() / ".codex" / "hooks.json") == {}
+    for link in (".claude/skills/review", ".agents/skills/review", ".pi/agent/skills/review"):
+        assert not (home() / link).is_symlink()
+        assert f"removed the link {home() / link}" in lines(changes)
+    assert f"removed the Stop hook from {settings}" in lines(changes)
+    assert skill.joinpath("SKILL.md").is_file()
+
+
+def test_uninstall_keeps_a_users_hook_sharing_an_entry_with_ours(skill: Path) -> None:
+    settings = home() / ".claude" / "settings.json"
+    shared = {
+        "hooks": [{"type": "command", "command": "say done"}, {"type": "command", "command": f"{COMMAND} hook claude"}]
+    }
+    write_json(settings, {"hooks": {"Stop": [shared]}})
+    uninstall(["claude"], root=None)
+    assert read_json(settings) == {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}
+
+
+def test_uninstall_finds_our_hook_whatever_the_path_to_review(skill: Path) -> None:
+    settings = home() / ".claude" / "settings.json"
+    write_json(
+        settings,
+        {
+            "hooks": {
+                "Stop": [ours("claude", "Stop", "'/home/u/my tools/review'")],
+                "SessionStart": [ours("claude", "SessionStart", "review")],
+                # Another program, and review's hook for another agent, are not ours here.
+                "Notification": [ours("claude", "Notification", "/usr/bin/not-review")],
+                "PreToolUse": [ours("codex", "PreToolUse")],
+            }
+        },
+    )
+    uninstall(["claude"], root=None)
+    assert read_json(settings) == {
+        "hooks": {
+            "Notification": [ours("claude", "Notification", "/usr/bin/not-review")],
+            "PreToolUse": [ours("codex", "PreToolUse")],
+        }
+    }
+
+
+def test_uninstalling_twice_is_harmless(skill: Path) -> None:
+    install(["all"], root=None, skill=skill, command=COMMAND)
+    uninstall(["all"], root=None)
+    assert uninstall(["all"], root=None) == [Change(NOTHING)]
+
+
+def test_uninstalling_what_was_never_installed_creates_nothing() -> None:
+    assert uninstall(["all"], root=None) == [Change(NOTHING)]
+    assert list(home().glob(".c*")) == []
+
+
+def test_a_project_uninstall_leaves_the_user_wide_install(tmp_path: Path, skill: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    install(["claude"], root=None, skill=skill, command=COMMAND)
+    install(["claude"], root=root, skill=skill, command=COMMAND)
+    uninstall(["claude"], root=root)
+    assert not (root / ".claude" / "skills" / "review").is_symlink()
+    assert (home() / ".claude" / "skills" / "review").is_symlink()
+    assert "Stop" in read_json(home() / ".claude" / "settings.json")["hooks"]
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ('{"model": "opus",}', "is not valid JSON (line 1, column 18"),
+        ('["hooks"]', "holds list, not a JSON object"),
+        ('{"hooks": ["Stop"]}', '"hooks" in'),
+        ('{"hooks": {"Stop": {"command": "x"}}}', '"hooks.Stop" in'),
+    ],
+)
+def test_settings_that_cannot_be_understood_are_refused_untouched(content: str, reason: str, skill: Path) -> None:
+    settings = home() / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(content)
+    with pytest.raises(UnreadableSettings) as refused:
+        install(["all"], root=None, skill=skill, command=COMMAND)
+    assert reason in str(refused.value)
+    assert str(settings) in str(refused.value)
+    assert settings.read_text() == content
+    # Refused before anything changed: not even the other agents' links were made.
+    assert sorted(path.name for path in home().rglob("*") if path.name != ".gitconfig") == [".claude", "settings.json"]
+    with pytest.raises(UnreadableSettings):
+        uninstall(["claude"], root=None)
+    assert settings.read_text() == content
+
+
+def test_an_empty_settings_file_is_taken_as_no_settings(skill: Path) -> None:
+    settings = home() / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.touch()
+    install(["claude"], root=None, skill=skill, command=COMMAND)
+    assert read_json(settings)["hooks"]["Stop"] == [ours("claude", "Stop")]
+
+
+def test_a_settings_file_linked_from_elsewhere_is_written_through_the_link(tmp_path: Path, skill: Path) -> None:
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    write_json(dotfiles, {"model": "opus"})
+    os.chmod(dotfiles, 0o600)
+    settings = home() / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.symlink_to(dotfiles)
+    install(["claude"], root=None, skill=skill, command=COMMAND)
+    assert settings.is_symlink()
+    assert read_json(dotfiles)["model"] == "opus"
+    assert "Stop" in read_json(dotfiles)["hooks"]
+    assert dotfiles.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_real_folder_where_the_link_goes_is_left_alone_and_said_so(skill: Path) -> None:
+    folder = home() / ".claude" / "skills" / "review"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("the user's own review skill\n")
+
+    changes = install(["claude"], root=None, skill=skill, command=COMMAND)
+
+    assert (folder / "SKILL.md").read_text() == "the user's own review skill\n"
+    assert not folder.is_symlink()
+    assert changes[0] == Change(
+        f"left {folder} alone: it is a folder, not review's skill; move it away and run review install again",
+        skipped=True,
+    )
+    # The rest of the install still happens.
+    assert "Stop" in read_json(home() / ".claude" / "settings.json")["hooks"]
+    assert install(["claude"], root=None, skill=skill, command=COMMAND) == [changes[0]]
+
+
+def test_a_link_to_another_skill_is_left_alone(tmp_path: Path, skill: Path) -> None:
+    other = tmp_path / "my-skills" / "review"
+    other.mkdir(parents=True)
+    (other / "SKILL.md").write_text("mine\n")
+    link = home() / ".claude" / "skills" / "review"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(other)
+
+    changes = install(["claude"], root=None, skill=skill, command=COMMAND)
+
+    assert link.resolve() == other
+    assert changes[0].skipped
+    assert changes[0].what.startswith(f"left {link} alone: it links to {other}")
+    uninstall(["claude"], root=None)
+    assert link.resolve() == other
+
+
+def test_a_link_to_another_copy_of_reviews_skill_is_pointed_at_this_one(tmp_path: Path, skill: Path) -> None:
+    older = tmp_path / "old-venv" / "review" / "skills" / "review"
+    older.mkdir(parents=True)
+    (older / "SKILL.md").write_text("older\n")
+    link = home() / ".claude" / "skills" / "review"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(older)
+
+    changes = install(["claude"], root=None, skill=skill, command=COMMAND)
+
+    assert link.resolve() == skill.resolve()
+    assert f"relinked {link} -> {skill.resolve()} (it pointed to {older})" in lines(changes)
+
+
+def test_a_link_into_a_removed_install_is_replaced_and_uninstalled(tmp_path: Path, skill: Path) -> None:
+    link = home() / ".agents" / "skills" / "review"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(tmp_path / "gone" / "skills" / "review")
+    install(["codex"], root=None, skill=skill, command=COMMAND)
+    assert link.resolve() == skill.resolve()
+    link.unlink()
+    link.symlink_to(tmp_path / "gone" / "skills" / "review")
+    uninstall(["codex"], root=None)
+    assert not link.is_symlink()
+
+
+def test_uninstall_leaves_a_real_folder_alone_and_says_so() -> None:
+    folder = home() / ".pi" / "agent" / "skills" / "review"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("mine\n")
+    assert uninstall(["pi"], root=None) == [Change(f"left {folder} alone: it is a folder, not review's skill")]
+    assert (folder / "SKILL.md").read_text() == "mine\n"
+
+
+def test_a_skill_folder_without_skill_md_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(MissingSkill):
+        install(["pi"], root=None, skill=tmp_path, command=COMMAND)
+    assert not (home() / ".pi").exists()
+
+
+def test_an_unknown_agent_is_refused(skill: Path) -> None:
+    with pytest.raises(ReviewError, match="unknown agent 'cursor'"):
+        install(["cursor"], root=None, skill=skill, command=COMMAND)
+
+
+def test_home_can_be_given(tmp_path: Path, skill: Path) -> None:
+    elsewhere = tmp_path / "other-home"
+    install(["pi"], root=None, skill=skill, command=COMMAND, home=elsewhere)
+    assert (elsewhere / ".pi" / "agent" / "skills" / "review").is_symlink()
+    assert not (home() / ".pi").exists()
+
+
+CHECKOUT_SKILL = Path(__file__).resolve().parents[1] / "skills" / "review"
+
+
+@pytest.mark.skipif(not (CHECKOUT_SKILL / "SKILL.md").is_file(), reason="skills/review/SKILL.md is not written yet")
+def test_skill_folder_finds_the_checkouts_skill_in_an_editable_install() -> None:
+    assert skill_folder() == CHECKOUT_SKILL
+
+
+def test_review_command_is_the_running_review_script_as_an_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = tmp_path / "my tools" / "review"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["my tools/review", "install", "claude"])
+    assert review_command() == shlex.quote(str(script))
+    assert shlex.split(review_command()) == [str(script)]
