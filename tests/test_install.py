@@ -387,8 +387,11 @@ CHECKOUT_SKILL = Path(__file__).resolve().parents[1] / "skills" / "review"
 
 
 @pytest.mark.skipif(not (CHECKOUT_SKILL / "SKILL.md").is_file(), reason="skills/review/SKILL.md is not written yet")
-def test_skill_folder_finds_the_checkouts_skill_in_an_editable_install() -> None:
-    assert skill_folder() == CHECKOUT_SKILL
+def test_skill_folder_finds_the_skill_installed_or_in_the_checkout() -> None:
+    # a wheel carries it as review/skills/review; an editable install finds the checkout's
+    found = skill_folder()
+    assert found.name == "review" and found.parent.name == "skills"
+    assert (found / "SKILL.md").read_text() == (CHECKOUT_SKILL / "SKILL.md").read_text()
 
 
 def test_review_command_is_the_running_review_script_as_an_absolute_path(
