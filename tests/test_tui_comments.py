@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 from textual.pilot import Pilot
 
@@ -134,7 +133,7 @@ async def test_escape_keeps_what_was_written_as_a_draft(agent_worktree: Repo) ->
 
 
 async def test_e_edits_the_comment_under_the_cursor(agent_worktree: Repo) -> None:
-    store = draft(agent_worktree, (5, "first words"))
+    draft(agent_worktree, (5, "first words"))
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = view_of(pilot)
@@ -149,7 +148,7 @@ async def test_e_edits_the_comment_under_the_cursor(agent_worktree: Repo) -> Non
 
 
 async def test_d_deletes_only_after_confirming(agent_worktree: Repo) -> None:
-    store = draft(agent_worktree, (5, "delete me"))
+    draft(agent_worktree, (5, "delete me"))
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = view_of(pilot)
@@ -164,7 +163,7 @@ async def test_d_deletes_only_after_confirming(agent_worktree: Repo) -> None:
 
 
 async def test_n_and_capital_n_jump_between_comments(agent_worktree: Repo) -> None:
-    store = draft(agent_worktree, *((line, f"on {line}") for line in (5, 30, 55)))
+    draft(agent_worktree, *((line, f"on {line}") for line in (5, 30, 55)))
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = view_of(pilot)
@@ -210,7 +209,7 @@ async def test_r_resolves_an_addressed_comment_and_reopens_it(agent_worktree: Re
 
 
 async def test_a_replies_in_the_thread(agent_worktree: Repo) -> None:
-    store = draft(agent_worktree, (5, "Why double it?"), severity="must")
+    draft(agent_worktree, (5, "Why double it?"), severity="must")
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("n", "a")
@@ -235,7 +234,7 @@ async def test_the_agents_answers_appear_while_the_review_is_open(agent_worktree
 
 
 async def test_p_lists_the_comments_and_jumps_to_one(agent_worktree: Repo) -> None:
-    store = draft(agent_worktree, *((line, f"on {line}") for line in (5, 55)))
+    draft(agent_worktree, *((line, f"on {line}") for line in (5, 55)))
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = view_of(pilot)
@@ -262,7 +261,7 @@ async def test_everything_is_as_it_was_after_quitting_and_reopening(agent_worktr
 
 
 async def test_comments_follow_their_code_when_the_agent_edits(agent_worktree: Repo) -> None:
-    store = draft(agent_worktree, (30, "Why double it?"), severity="must")
+    draft(agent_worktree, (30, "Why double it?"), severity="must")
     app = agent_worktree.root / "src/app.py"
     app.write_text("# new first line\n" + app.read_text())
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:

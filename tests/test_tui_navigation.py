@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
-import pytest
 from textual.pilot import Pilot
 
 from conftest import Repo, settle
@@ -362,3 +360,16 @@ async def test_a_viewed_file_that_the_agent_changes_loses_its_mark(agent_worktre
                 break
         assert view.viewed == set()
         assert view.rows is not None and view.rows.row(1).kind is RowKind.HUNK  # unfolded again
+
+
+async def test_a_line_whose_only_change_is_its_ending_says_so(project: Repo) -> None:
+    project.write("dos.txt", b"one\ntwo\n")
+    project.commit("unix endings")
+    project.write("dos.txt", b"one\r\ntwo\n")
+    async with app_for(project).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = view_of(pilot)
+        assert view.rows is not None
+        shown = [view.render_line(y).text for y in range(view.rows.total)]
+        assert any(line.rstrip().endswith("one  ⏎ LF") for line in shown)
+        assert any(line.rstrip().endswith("one  ⏎ CRLF") for line in shown)

@@ -57,3 +57,10 @@ def test_a_rewritten_pair_has_no_word_marks() -> None:
     hunk = Hunk(1, 1, 1, 1, "", [Line("-", 1, None, "import os"), Line("+", None, 1, "return [x for x in y]")])
     changes = WordChanges(hunk)
     assert changes.spans(1) == changes.spans(0) == []
+
+
+def test_a_change_of_line_ending_alone_is_told() -> None:
+    hunk = Hunk(1, 1, 1, 1, "", [Line("-", 1, None, "same", crlf=False), Line("+", None, 1, "same", crlf=True)])
+    changes = WordChanges(hunk)
+    assert changes.ending_changed(0) and changes.ending_changed(1)
+    assert not WordChanges(Hunk(1, 1, 1, 1, "", [Line("-", 1, None, "a"), Line("+", None, 1, "b")])).ending_changed(0)

@@ -16,6 +16,7 @@ from pathlib import Path
 from review import __version__
 from review.errors import ReviewError
 from review.scope import Scope
+from review.store import Side, Verdict
 
 _VERBS_HELP = """\
 verbs:
@@ -141,10 +142,10 @@ def _comment(argv: Sequence[str]) -> int:
     here = _Here(args.where)
     file, line, end = _target(args.target)
     path = comments.path_in(here.worktree, file, Path(args.where).absolute())
-    side = "old" if args.old else "new"
+    side: Side = "old" if args.old else "new"
     lines = here.read(path, side)
     if lines is None and line is not None:
-        raise comments.CommentError(f"{path} has no {'old' if args.old else 'new'} side: it was {'added' if args.old else 'deleted'}")
+        raise comments.CommentError(f"{path} has no {side} side: it was {'added' if args.old else 'deleted'}")
     where = comments.Where(path=path, side=side, line=line, end_line=end)
     source = here.sides.old if args.old else None
     made = comments.add(here.store, where, args.message, args.severity, lines, source)
@@ -181,7 +182,7 @@ def _send(argv: Sequence[str]) -> int:
     from review import rounds
 
     here = _Here(args.where)
-    chosen = "approve" if args.approve else "request_changes" if args.request_changes else "comment"
+    chosen: Verdict = "approve" if args.approve else "request_changes" if args.request_changes else "comment"
     sent = rounds.send(here.store, here.worktree, chosen, args.message, here.read)
     count = len(sent.comment_ids)
     print(f"Sent review {sent.id}: {count} comment{'s' * (count != 1)}, {chosen.replace('_', ' ')}.")

@@ -277,12 +277,12 @@ def create(folder: Path | None = None) -> Demo:
             builder.write(path, MAIN_FILES[path])
         builder.commit(message, paths)
 
-    agents = {}
+    agents: dict[str, Path] = {}
     for name, build in (("currency", _currency), ("csv-export", _csv_export), ("cleanup", _cleanup)):
-        path = folder / f"tally-{name}"
-        builder.git("worktree", "add", "--quiet", "-b", f"agent/{name}", str(path), "main")
-        build(_Builder(path, clock, author="Agent"))
-        agents[name] = path
+        worktree = folder / f"tally-{name}"
+        builder.git("worktree", "add", "--quiet", "-b", f"agent/{name}", str(worktree), "main")
+        build(_Builder(worktree, clock, author="Agent"))
+        agents[name] = worktree
     return Demo(folder=folder, repository=repo, agents=agents)
 
 

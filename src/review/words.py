@@ -76,6 +76,12 @@ class WordChanges:
             self.partner[added] = removed
         self._spans: dict[int, list[Span]] = {}
 
+    def ending_changed(self, index: int) -> bool:
+        """Whether line `index` and its counterpart differ in their line ending (CR LF or LF),
+        which their text alone does not show."""
+        other = self.partner.get(index)
+        return other is not None and self.lines[index].crlf != self.lines[other].crlf
+
     def spans(self, index: int) -> list[Span]:
         """The changed spans of line `index`; none when it has no counterpart or is rewritten."""
         if index in self._spans:

@@ -23,7 +23,7 @@ from review.diff import Diff, Status
 from review.errors import ReviewError
 from review.git import Worktree
 from review.scope import Scope, Sides
-from review.store import FOLDER, Comment, Review, Store, Verdict
+from review.store import FOLDER, Comment, CommentStatus, Review, Side, Store, Verdict
 from review.text import visible
 from review.tui.comment_editor import CommentEditor, EditorResult
 from review.tui.comments_panel import CommentsPanel, PanelEntry
@@ -371,7 +371,7 @@ class ReviewScreen(Screen[None]):
             self.notify("Put the cursor on a line of code to comment on it (C comments on the whole file).", timeout=4)
             return
         file = self.diff.files[chosen.file]
-        side = "old" if chosen.side == "old" else "new"
+        side: Side = "old" if chosen.side == "old" else "new"
         lines = f"{chosen.first}" if chosen.first == chosen.last else f"{chosen.first}-{chosen.last}"
         where = Where(path=file.path, side=side, line=chosen.first, end_line=chosen.last, old_path=file.old_path)
         title = f"Comment on {file.path}:{lines}" + (" (old side)" if side == "old" else "")
@@ -448,7 +448,7 @@ class ReviewScreen(Screen[None]):
         if comment.status == "draft":
             self.notify("A draft is not sent yet: edit or delete it.", timeout=4)
             return
-        status = "open" if comment.status in ("resolved", "wontfix") else "resolved"
+        status: CommentStatus = "open" if comment.status in ("resolved", "wontfix") else "resolved"
         self._store_action(lambda: comments.set_status(self.store, comment.id, status))
 
     def _store_action(self, change: Callable[[], object]) -> bool:

@@ -129,6 +129,8 @@ def _code(line: Line, index: int, side: str, base: Style, ctx: RowContext, width
     if ctx.search is not None:
         layers.extend((m.start(), m.end(), ctx.palette.match) for m in ctx.search.finditer(line.text))
     segments = styled_segments(line.text, base, layers)
+    if ctx.words is not None and ctx.words.ending_changed(index):
+        segments.append(Segment("  ⏎ CRLF" if line.crlf else "  ⏎ LF", base + ctx.palette.note))
     if line.no_newline:
         segments.append(Segment("  ⊘ no newline at end of file", base + ctx.palette.note))
     start = part * width if ctx.layout.wrap else ctx.scroll_x
