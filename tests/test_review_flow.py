@@ -221,3 +221,14 @@ def test_since_review_before_any_review_is_one_clear_line(worked: Repo) -> None:
     done = review(worked, "--since-review")
     assert done.returncode == 1
     assert "no review has been sent" in done.stderr
+
+
+def test_a_comment_follows_its_file_when_the_agent_renames_it(worked: Repo) -> None:
+    ok(worked, "comment", "src/app.py:30", "-m", "Why double it?")
+    ok(worked, "send")
+    worked.git("mv", "src/app.py", "src/values.py")
+    [comment] = json.loads(ok(worked, "pending", "--json"))["comments"]
+    assert (comment["path"], comment["line"], comment["anchor_state"]) == ("src/values.py", 30, "exact")
+    assert comment["code"] == ["value_30 = 30 * 2  # doubled"]
+    stored = Store(worked.root).read().comments[0]
+    assert (stored.path, stored.old_path) == ("src/values.py", "src/app.py")
