@@ -109,7 +109,7 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=200)
     parser.add_argument("--changed", type=float, default=0.5)
     parser.add_argument("--size", default="120x40")
-    parser.add_argument("--runs", type=int, default=3, help="first-paint runs of each program")
+    parser.add_argument("--runs", type=int, default=5, help="first-paint runs of each program")
     parser.add_argument("--presses", type=int, default=40, help="presses of each key")
     args = parser.parse_args()
     size = tuple(int(n) for n in args.size.split("x"))
