@@ -16,11 +16,11 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, RadioButton, RadioSet, Static, TextArea
 
 from review.store import Severity
 from review.text import visible
+from review.tui.dialog import Dialog
 
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 
@@ -75,7 +75,7 @@ def suggestion_block(code: Sequence[str]) -> str:
     return "```suggestion\n" + "\n".join(code) + "\n```\n"
 
 
-class CommentEditor(ModalScreen[EditorResult | None]):
+class CommentEditor(Dialog[EditorResult | None]):
     """Write or edit one comment."""
 
     BINDINGS = [
@@ -89,19 +89,12 @@ class CommentEditor(ModalScreen[EditorResult | None]):
 
     DEFAULT_CSS = """
     CommentEditor {
-        align: center middle;
-        & > Vertical {
-            width: 96%; max-width: 100; height: 75%; min-height: 18; max-height: 100%;
-            background: $panel; border: round $primary; padding: 0 1;
-        }
-        #title { text-style: bold; }
         #where { color: $text-muted; }
         #severity-row { height: auto; margin: 1 0 0 0; }
         #severity-row > Label { padding: 0 1 0 0; }
         #severity { layout: horizontal; width: auto; background: transparent; }
         #severity > RadioButton { width: auto; margin: 0 2 0 0; }
         DraftText { margin: 1 0 0 0; }
-        Footer { background: $panel; }
     }
     """
 

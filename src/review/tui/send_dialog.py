@@ -8,11 +8,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, RadioButton, RadioSet, Static
 
 from review.store import Verdict
 from review.tui.comment_editor import DraftText
+from review.tui.dialog import Dialog
 
 VERDICTS: tuple[tuple[Verdict, str], ...] = (
     ("request_changes", "Request changes"),
@@ -40,7 +40,7 @@ def drafts_line(drafts: int) -> str:
     return f"{drafts} draft comments will be sent"
 
 
-class SendDialog(ModalScreen[SendResult | None]):
+class SendDialog(Dialog[SendResult | None]):
     """Send the review: the drafts, a summary and a verdict, as one round."""
 
     BINDINGS = [
@@ -53,12 +53,6 @@ class SendDialog(ModalScreen[SendResult | None]):
 
     DEFAULT_CSS = """
     SendDialog {
-        align: center middle;
-        & > Vertical {
-            width: 96%; max-width: 100; height: 75%; min-height: 18; max-height: 100%;
-            background: $panel; border: round $primary; padding: 0 1;
-        }
-        #title { text-style: bold; }
         #drafts { color: $text-muted; }
         DraftText { margin: 1 0 0 0; }
         #verdict-row { height: auto; margin: 1 0 0 0; }
@@ -67,7 +61,6 @@ class SendDialog(ModalScreen[SendResult | None]):
         #verdict > RadioButton { width: auto; margin: 0 2 0 0; }
         #actions { height: auto; margin: 1 0 0 0; align-horizontal: right; }
         #actions > Button { min-width: 10; margin: 0 0 0 2; }
-        Footer { background: $panel; }
     }
     """
 
