@@ -159,21 +159,13 @@ class Review:
 
     def new_comment_id(self) -> str:
         """A comment id ("c1", "c2", …) never given before in this review; advances the counter."""
-        taken = {comment.id for comment in self.comments}
-        while True:
-            candidate = f"c{self.next_comment}"
-            self.next_comment += 1
-            if candidate not in taken:
-                return candidate
+        id, self.next_comment = _fresh("c", self.next_comment, {comment.id for comment in self.comments})
+        return id
 
     def new_round_id(self) -> str:
         """A round id ("r1", "r2", …) never given before in this review; advances the counter."""
-        taken = {sent.id for sent in self.rounds}
-        while True:
-            candidate = f"r{self.next_round}"
-            self.next_round += 1
-            if candidate not in taken:
-                return candidate
+        id, self.next_round = _fresh("r", self.next_round, {sent.id for sent in self.rounds})
+        return id
 
     def comment(self, id: str) -> Comment:
         """The comment with this id.
@@ -201,6 +193,14 @@ class Review:
     def is_viewed(self, path: str, fingerprint: str) -> bool:
         """Whether the file was marked viewed and its diff has not changed since."""
         return self.viewed.get(path) == fingerprint
+
+
+def _fresh(prefix: str, counter: int, taken: set[str]) -> tuple[str, int]:
+    """The next id from `counter` that is not taken (a hand-edited file may be ahead of the
+    counter), and the counter after it."""
+    while f"{prefix}{counter}" in taken:
+        counter += 1
+    return f"{prefix}{counter}", counter + 1
 
 
 class Store:
