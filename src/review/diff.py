@@ -121,10 +121,6 @@ class FileDiff:
         return visible(self.path)
 
     @property
-    def display_old_path(self) -> str | None:
-        return None if self.old_path is None else visible(self.old_path)
-
-    @property
     def submodule(self) -> bool:
         return SUBMODULE_MODE in (self.old_mode, self.new_mode)
 

@@ -7,7 +7,8 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -283,39 +284,35 @@ def diff_output(
     new_files = untracked_files(worktree)
     if not new_files:
         return run_git(worktree.root, *args)
-    with _index_with_intent_to_add(worktree, new_files) as index:
-        return run_git(worktree.root, *args, env={"GIT_INDEX_FILE": index})
-
-
-class _index_with_intent_to_add:
-    """A copy of the worktree's index in which untracked files are marked intent-to-add, so a
-    diff against the working tree shows them as new files. The real index is never touched."""
-
-    def __init__(self, worktree: Worktree, paths: list[bytes]) -> None:
-        self.worktree = worktree
-        self.paths = paths
-        self.folder = ""
-
-    def __enter__(self) -> str:
-        self.folder = tempfile.mkdtemp(prefix="review-index-")
-        index = os.path.join(self.folder, "index")
-        real = run_git(self.worktree.root, "rev-parse", "--git-path", "index").decode().strip()
-        real_path = Path(real) if os.path.isabs(real) else self.worktree.root / real
-        if real_path.exists():
-            shutil.copyfile(real_path, index)
+    # In a copy of the index the untracked files are marked intent-to-add, so that the diff
+    # against the working tree shows them as new files.
+    with _index_copy(worktree) as env:
         run_git(
-            self.worktree.root,
+            worktree.root,
             "add",
             "--intent-to-add",
             "--pathspec-from-file=-",
             "--pathspec-file-nul",
-            input=b"\0".join(self.paths) + b"\0",
-            env={"GIT_INDEX_FILE": index},
+            input=b"\0".join(new_files) + b"\0",
+            env=env,
         )
-        return index
+        return run_git(worktree.root, *args, env=env)
 
-    def __exit__(self, *exc: object) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
+
+@contextmanager
+def _index_copy(worktree: Worktree) -> Iterator[dict[str, str]]:
+    """The environment that points git at a throwaway copy of the worktree's index, so that what
+    is staged there never touches the real one (or the agent's next commit)."""
+    folder = tempfile.mkdtemp(prefix="review-index-")
+    try:
+        index = os.path.join(folder, "index")
+        real = run_git(worktree.root, "rev-parse", "--git-path", "index").decode().strip()
+        real_path = Path(real) if os.path.isabs(real) else worktree.root / real
+        if real_path.exists():
+            shutil.copyfile(real_path, index)
+        yield {"GIT_INDEX_FILE": index}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def blob_sizes(worktree: Worktree, ids: Sequence[str]) -> dict[str, int]:
@@ -344,18 +341,9 @@ def file_at(worktree: Worktree, rev: str, path: str) -> bytes | None:
 def snapshot(worktree: Worktree, message: str) -> str:
     """A commit of everything in the working tree now, uncommitted and untracked work included
     (ignored files left out), on top of HEAD. The real index is not touched."""
-    folder = tempfile.mkdtemp(prefix="review-snapshot-")
-    try:
-        index = os.path.join(folder, "index")
-        real = run_git(worktree.root, "rev-parse", "--git-path", "index").decode().strip()
-        real_path = Path(real) if os.path.isabs(real) else worktree.root / real
-        if real_path.exists():
-            shutil.copyfile(real_path, index)
-        env = {"GIT_INDEX_FILE": index}
+    with _index_copy(worktree) as env:
         run_git(worktree.root, "add", "--all", env=env)
         tree = run_git(worktree.root, "write-tree", env=env).decode().strip()
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
     parents = ["-p", worktree.head] if worktree.head else []
     # The snapshot is review's own record, so it needs no user name or email from git config.
     author = {

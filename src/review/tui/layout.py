@@ -209,9 +209,6 @@ class Layout:
                 self._recount()
         return rows
 
-    def built(self, index: int) -> bool:
-        return index in self._rows
-
     def _build(self, index: int) -> list[Row]:
         file = self.diff.files[index]
         rows = [Row(RowKind.FILE, index)]

@@ -137,9 +137,6 @@ class DiffView(ScrollView, can_focus=True):
     """The index of the file the cursor is in. Watchers run at once, so what follows the cursor
     (the file list) is drawn in the same frame as the diff."""
 
-    class FoldToggled(Message):
-        """The reviewer folded or unfolded a file, or expanded a large one."""
-
     def __init__(self, *, syntax_theme: str | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self.diff: Diff | None = None
@@ -246,9 +243,8 @@ class DiffView(ScrollView, can_focus=True):
         if self._box_styles is None:
 
             def style(name: str) -> Style:
-                # the box has its own background: keep only the colour and the emphasis
-                full = self.get_component_rich_style(name)
-                return Style(color=full.color, bold=full.bold, italic=full.italic, underline=full.underline)
+                # the box has its own background
+                return _foreground(self.get_component_rich_style(name))
 
             self._box_styles = BoxStyles(
                 border=style("diff-view--comment-border"),
@@ -286,11 +282,6 @@ class DiffView(ScrollView, can_focus=True):
         if self.rows is None or not self.rows.total:
             return None
         return self.rows.file_of(self.cursor)
-
-    def current_place(self) -> Place | None:
-        if self.rows is None or not self.rows.total:
-            return None
-        return self.rows.place(self.cursor)
 
     def go_to(self, index: int, *, top: bool = False) -> None:
         """Put the cursor on row `index`; with `top`, scroll so that row is at the top."""
@@ -431,7 +422,6 @@ class DiffView(ScrollView, can_focus=True):
             self.folded.add(file.path)
             self.cursor = self.rows.file_start(row.file)
         self.relayout()
-        self.post_message(self.FoldToggled())
 
     # -- looking ahead -------------------------------------------------------------------------
 
@@ -628,6 +618,11 @@ class DiffView(ScrollView, can_focus=True):
         return self._palette
 
 
+def _foreground(style: Style) -> Style:
+    """Only the colour and the emphasis of `style`: drawn over a background that is not its own."""
+    return Style(color=style.color, bold=style.bold, italic=style.italic, underline=style.underline)
+
+
 def _by_path(comments: Sequence[Comment]) -> dict[str, list[Comment]]:
     by_path: dict[str, list[Comment]] = {}
     for comment in comments:
@@ -650,7 +645,6 @@ class _SyntaxStyles:
     def style(self, token_type: object) -> Style:
         cached = self._cache.get(token_type)
         if cached is None:
-            full = self._theme.get_style_for_token(token_type)  # type: ignore[arg-type]
-            cached = Style(color=full.color, bold=full.bold, italic=full.italic, underline=full.underline)
+            cached = _foreground(self._theme.get_style_for_token(token_type))  # type: ignore[arg-type]
             self._cache[token_type] = cached
         return cached
