@@ -19,3 +19,8 @@ class GitFailed(ReviewError):
 
 class BrokenDiff(ReviewError):
     """git's diff output could not be understood."""
+
+
+class CannotWrite(ReviewError):
+    """A file of review's (the review, its instructions, the agent's state, a settings file)
+    cannot be written; the message names the file and the system's reason."""

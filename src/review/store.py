@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
-from review.errors import ReviewError
+from review.errors import CannotWrite, ReviewError
 
 SCHEMA = "review/1"
 """The schema this version writes; older ones are upgraded through `MIGRATIONS` when read."""
@@ -59,7 +59,7 @@ class ReviewLocked(ReviewError):
     """Another process held the review's lock for longer than a writer waits."""
 
 
-class UnwritableReview(ReviewError):
+class UnwritableReview(CannotWrite):
     """The review folder or file cannot be written."""
 
 
@@ -242,8 +242,8 @@ class Store:
             if after != before:
                 try:
                     replace_atomically(self.path, after)
-                except OSError as error:
-                    raise UnwritableReview(f"cannot write {self.path}: {error.strerror}") from None
+                except CannotWrite as error:
+                    raise UnwritableReview(str(error)) from None
         return result
 
     def make_folder(self) -> None:
@@ -258,6 +258,8 @@ class Store:
             ignore = self.folder / ".gitignore"
             if not ignore.exists():
                 replace_atomically(ignore, b"*\n")
+        except CannotWrite as error:
+            raise UnwritableReview(str(error)) from None
         except OSError as error:
             raise UnwritableReview(f"cannot write in {self.folder}: {error.strerror}") from None
 
@@ -328,13 +330,27 @@ class Store:
             number += 1
         try:
             replace_atomically(copy, data)
-        except OSError as error:
-            return f"no copy could be kept ({error.strerror})"
+        except CannotWrite as error:
+            return f"no copy could be kept ({error})"
         return f"a copy is kept at {copy}"
 
 
 def replace_atomically(target: Path, data: bytes) -> None:
-    """Write `data` to `target` so that a reader sees the old file or the new one, whole."""
+    """Write `data` to `target` so that a reader sees the old file or the new one, whole.
+
+    Every file review writes goes through here, so a full disk or a read-only folder is always
+    the program's own one-line error, never an `OSError` that escapes to the user.
+
+    Raises:
+        CannotWrite: the file or its folder cannot be written.
+    """
+    try:
+        _replace(target, data)
+    except OSError as error:
+        raise CannotWrite(f"cannot write {target}: {error.strerror or error}") from None
+
+
+def _replace(target: Path, data: bytes) -> None:
     temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
