@@ -188,3 +188,38 @@ def test_comment_on_two_lines_send_and_the_agent_reads_them(tmp_path: Path) -> N
         ("tally/currency.py", 7, "should", "Name the arguments: amount, from, to.", ("def convert(amount, source, target):",)),
         ("tally/ledger.py", 17, "nit", "Use an enum for currencies.", ('    currency: str = "EUR"',)),
     }
+
+
+def cursor_rows(terminal: Terminal, colour: str | None, column: int) -> list[int]:
+    """The rows whose cell at `column` (inside the diff) has the cursor's background."""
+    return [row for row, cells in enumerate(terminal.backgrounds()) if len(cells) > column and cells[column] == colour]
+
+
+def test_the_highlighted_row_is_the_row_c_comments_on(terminal: Terminal, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    subprocess.run([REVIEW, "demo", str(copy), "--no-open"], check=True, capture_output=True)
+    terminal.env["COLORTERM"] = "truecolor"
+    open_review(terminal, str(copy / "tally-currency"))
+    terminal.wait_for("A tally/currency.py")
+    terminal.settled()
+    column = 60  # inside the diff, right of the file list
+    # the cursor starts on the diff's first row, under the header: its colour is the cursor's
+    colour = terminal.backgrounds()[1][column]
+    assert cursor_rows(terminal, colour, column) == [1]
+
+    seen = set()
+    for keys in (("G",), ("k", "k", "k"), ("}",), ("]",), ("j", "j"), ("{",), ("b",), ("G", "k", "k", "k")):
+        terminal.keys(*keys)
+        terminal.settled()
+        rows = cursor_rows(terminal, colour, column)
+        assert len(rows) == 1, f"after {keys} the cursor is drawn on rows {rows}:\n{terminal.screen()}"
+        seen.add(rows[0])
+    assert len(seen) > 3  # it really moved about the screen
+    # the row drawn as the cursor is the line the comment editor opens on
+    line = terminal.screen().splitlines()[rows[0]]
+    numbers = re.findall(r"\b\d+\b", line[30:45])
+    assert numbers, f"no line number on the highlighted row: {line!r}"
+    terminal.keys("c")
+    screen = terminal.wait_for("Comment on ")
+    title = next(text for text in screen.splitlines() if "Comment on " in text)
+    assert f":{numbers[-1]}" in title, (line, title)

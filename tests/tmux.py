@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -55,6 +56,21 @@ class Terminal:
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "main")
 
+    def backgrounds(self) -> list[list[str | None]]:
+        """Each row's background colour cell by cell, as the terminal shows it (`capture-pane
+        -e`): "r;g;b" for a true colour, "5;n" for a palette one, None for the default."""
+        rows = []
+        for line in self.tmux("capture-pane", "-e", "-p", "-t", "main").split("\n"):
+            cells: list[str | None] = []
+            background: str | None = None
+            for escape, text in _SGR.findall(line):
+                if escape:
+                    background = _background_after(escape, background)
+                else:
+                    cells.extend([background] * len(text))
+            rows.append(cells)
+        return rows
+
     def title(self) -> str:
         return self.tmux("display-message", "-p", "-t", "main", "#{pane_title}").strip()
 
@@ -69,6 +85,21 @@ class Terminal:
             time.sleep(0.05)
         raise AssertionError(f"{text!r} did not appear; the screen:\n{screen}")
 
+    def settled(self, quiet: float = 0.3, timeout: float = 15.0) -> str:
+        """The screen (with its colours) once it has not changed for `quiet` seconds: the keys
+        sent before have been handled and drawn."""
+        deadline = time.monotonic() + timeout
+        last = self.tmux("capture-pane", "-e", "-p", "-t", "main")
+        since = time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            now = self.tmux("capture-pane", "-e", "-p", "-t", "main")
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                return self.screen()
+        raise AssertionError(f"the screen never settled:\n{self.screen()}")
+
     def wait_until_gone(self, text: str, timeout: float = 10.0) -> str:
         deadline = time.monotonic() + timeout
         screen = ""
@@ -81,3 +112,27 @@ class Terminal:
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, env=self.env)
+
+
+_SGR = re.compile(r"\x1b\[([\d;]*)m|([^\x1b]+)")
+
+
+def _background_after(parameters: str, background: str | None) -> str | None:
+    """The background colour after one SGR escape sequence's parameters."""
+    codes = parameters.split(";") if parameters else ["0"]
+    index = 0
+    while index < len(codes):
+        code = codes[index]
+        if code in ("0", "", "49"):
+            background = None
+        elif code in ("38", "48") and index + 1 < len(codes):
+            # a true colour (2;r;g;b) or a palette colour (5;n)
+            length = 4 if codes[index + 1] == "2" else 2
+            if code == "48":
+                colour = codes[index + 2 : index + length + 1]
+                background = ";".join(colour) if length == 4 else "5;" + ";".join(colour)
+            index += length
+        elif re.fullmatch(r"4[0-7]|10[0-7]", code):
+            background = "ansi;" + code
+        index += 1
+    return background

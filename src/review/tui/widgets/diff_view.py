@@ -297,11 +297,18 @@ class DiffView(ScrollView, can_focus=True):
             y = self.cursor
         elif self.cursor >= y + height:
             y = self.cursor - height + 1
-        if y != self.scroll_offset.y:
+        before = self.scroll_offset.y
+        if y != before:
             self.scroll_to(y=y, animate=False, immediate=True)
-        else:
-            self.refresh_line(previous - y)
-            self.refresh_line(self.cursor - y)
+        # a scroll redraws every row; without one (or at the end of the diff, where it cannot
+        # scroll) only the rows that changed are redrawn
+        if self.scroll_offset.y == before:
+            if self.selection is not None:
+                self.refresh()  # the selected rows between the old and the new cursor change too
+            else:
+                # refresh_line takes the row's index in the whole view, not on the screen
+                self.refresh_line(previous)
+                self.refresh_line(self.cursor)
         self._cursor_changed()
 
     def go_to_file(self, file: int) -> None:
@@ -587,10 +594,10 @@ class DiffView(ScrollView, can_focus=True):
         self._colours[message.key] = message.colours
         # redraw only the rows of that hunk on screen: a prefetched hunk costs no frame
         top = self.scroll_offset.y
-        for y in range(min(self.scrollable_content_region.height, self.rows.total - top)):
-            row = self.rows.row(top + y)
+        for index in range(top, min(top + self.scrollable_content_region.height, self.rows.total)):
+            row = self.rows.row(index)
             if row.file == file and row.hunk == hunk and row.kind in (RowKind.LINE, RowKind.PAIR):
-                self.refresh_line(y)
+                self.refresh_line(index)
 
     def _get_palette(self) -> Palette:
         if self._palette is None:
