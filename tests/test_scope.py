@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from conftest import Repo
@@ -117,3 +119,35 @@ def test_unrelated_histories_fall_back_to_head(agent: Repo) -> None:
     agent.commit("unrelated root")
     agent.write("fresh.txt", "fresh\n")
     assert files_of(agent) == {"fresh.txt": Status.ADDED}
+
+
+def _same_second_edit(agent: Repo) -> None:
+    """A committed file changed to content of the same size with the same modification time, as
+    an agent's edit within the second of the commit looks to git: only git's check of "racily
+    clean" entries (an entry as new as the index itself) finds the change."""
+    moment = 1_700_000_000
+    path = agent.write("src/same.py", "x = 1\n")
+    os.utime(path, (moment, moment))
+    agent.commit("same size")
+    agent.write("src/same.py", "x = 2\n")
+    os.utime(path, (moment, moment))
+    index = agent.root / agent.git("rev-parse", "--git-path", "index").strip()
+    os.utime(index, (moment, moment))
+    agent.write("src/new.py", "new\n")  # an untracked file: the diff goes through a copy of the index
+
+
+@pytest.mark.parametrize("where", ["main", "agent"])
+def test_a_same_size_edit_in_the_second_of_the_commit_is_in_the_diff(project: Repo, agent: Repo, where: str) -> None:
+    repo = project if where == "main" else agent
+    _same_second_edit(repo)
+    assert "src/same.py" in repo.git("diff", "--name-only")  # git itself sees it
+    _, diff = scope.load(git.find_worktree(repo.root), Scope())
+    (same,) = [file for file in diff.files if file.path == "src/same.py"]
+    assert [line.text for hunk in same.hunks for line in hunk.lines if line.kind == "+"] == ["x = 2"]
+    assert "src/new.py" in {file.path for file in diff.files}
+
+
+def test_a_same_size_edit_in_the_second_of_the_commit_is_in_the_snapshot(agent: Repo) -> None:
+    _same_second_edit(agent)
+    snapshot = git.snapshot(git.find_worktree(agent.root), "test")
+    assert agent.git("show", f"{snapshot}:src/same.py") == "x = 2\n"

@@ -309,7 +309,10 @@ def _index_copy(worktree: Worktree) -> Iterator[dict[str, str]]:
         real = run_git(worktree.root, "rev-parse", "--git-path", "index").decode().strip()
         real_path = Path(real) if os.path.isabs(real) else worktree.root / real
         if real_path.exists():
-            shutil.copyfile(real_path, index)
+            # copy2 keeps the index's modification time: git compares it with each file's to
+            # find entries that may have changed in the same second ("racily clean"); a copy
+            # that looked newer would hide such an edit from the diff and from the snapshot.
+            shutil.copy2(real_path, index)
         yield {"GIT_INDEX_FILE": index}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
