@@ -148,3 +148,24 @@ def test_wrapping_gives_long_lines_several_rows(project: Repo) -> None:
     estimate = wrapped.total
     wrapped.rows_of(0)
     assert wrapped.total == estimate == plain.total + 2
+
+
+def test_a_place_follows_its_line_of_code_when_lines_are_added_above_it(project: Repo) -> None:
+    project.write("src/app.py", "".join(f"line {n}\n" if n != 12 else "the commented line\n" for n in range(1, 21)))
+    before = Layout(load(project))
+    place = before.place(before.find(Place("src/app.py", new=12)) or 0)
+    assert (place.new, place.text) == (12, "the commented line")
+    text = (project.root / "src/app.py").read_text()
+    project.write("src/app.py", "first\nsecond\n" + text)
+    after = Layout(load(project))
+    found = after.place(after.find(place) or 0)
+    assert (found.new, found.text) == (14, "the commented line")
+
+
+def test_a_place_whose_code_is_gone_goes_to_the_nearest_line(project: Repo) -> None:
+    project.write("src/app.py", "".join(f"line {n}\n" if n != 12 else "the commented line\n" for n in range(1, 21)))
+    before = Layout(load(project))
+    place = before.place(before.find(Place("src/app.py", new=12)) or 0)
+    project.write("src/app.py", "".join(f"line {n}\n" if n != 12 else "rewritten\n" for n in range(1, 21)))
+    after = Layout(load(project))
+    assert after.place(after.find(place) or 0).new == 12

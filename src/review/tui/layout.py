@@ -62,6 +62,10 @@ class Row:
     """COMMENT: the comment's id."""
 
 
+FOLLOW_DISTANCE = 200
+"""How far (in lines) a place follows its line of code after the file changed around it."""
+
+
 @dataclass(frozen=True)
 class Place:
     """A position that outlives a layout: a file, and a line number on each side when on a line."""
@@ -71,6 +75,9 @@ class Place:
     old: int | None = None
     comment: str | None = None
     """On a comment's box: its id."""
+    text: str | None = None
+    """The line's text (the new side's, else the old side's), so the place follows its code when
+    lines are added or removed above it."""
 
 
 @dataclass(frozen=True)
@@ -331,14 +338,17 @@ class Layout:
         if row.kind is RowKind.COMMENT:
             return Place(self.diff.files[row.file].path, comment=row.comment)
         old, new = self.lines_of(row)
+        shown = new if new is not None else old
         return Place(
             self.diff.files[row.file].path,
             new=new.new if new is not None else None,
             old=old.old if old is not None else None,
+            text=shown.text if shown is not None else None,
         )
 
     def find(self, place: Place) -> int | None:
-        """The row nearest to `place`: the same file, the nearest line on the same side."""
+        """The row nearest to `place`: the same file, the nearest line on the same side with the
+        same text, else the nearest line on that side."""
         index = next((i for i, f in enumerate(self.diff.files) if f.path == place.path), None)
         if index is None:
             return None
@@ -349,20 +359,24 @@ class Layout:
         start = self._starts[index]
         if place.new is None and place.old is None:
             return start
-        best: tuple[int, int] | None = None
+        best: tuple[bool, int, int] | None = None
         for offset, row in enumerate(self.rows_of(index)):
             if row.part:
                 continue
             old, new = self.lines_of(row)
             if place.new is not None and new is not None and new.new is not None:
-                distance = abs(new.new - place.new)
+                line, distance = new, abs(new.new - place.new)
             elif place.new is None and place.old is not None and old is not None and old.old is not None:
-                distance = abs(old.old - place.old)
+                line, distance = old, abs(old.old - place.old)
             else:
                 continue
-            if best is None or distance < best[0]:
-                best = (distance, start + offset)
-        return best[1] if best else start
+            # the same code a little higher or lower is where the reviewer was: the agent added
+            # or removed lines above it; far away, the same text is another line (a blank, a brace)
+            elsewhere = line.text != place.text or distance > FOLLOW_DISTANCE
+            candidate = (elsewhere, distance, start + offset)
+            if best is None or candidate < best:
+                best = candidate
+        return best[2] if best else start
 
     # -- moving --------------------------------------------------------------------------------
 
