@@ -6,21 +6,26 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import Repo
 
 from review.errors import ReviewError
 from review.install import (
+    COPY_MARK,
     NOTHING,
     Change,
     MissingSkill,
     UnreadableSettings,
     install,
     review_command,
+    review_hooks,
     skill_folder,
+    skill_state,
     uninstall,
 )
 
@@ -60,6 +65,16 @@ def ours(agent: str, event: str, command: str = COMMAND) -> dict[str, Any]:
 
 def lines(changes: list[Change]) -> list[str]:
     return [change.what for change in changes]
+
+
+def tree(folder: Path) -> dict[str, bytes | str | None]:
+    """Every path under `folder`: a file's bytes, a link's target, None for a folder."""
+    return {
+        str(path.relative_to(folder)): (
+            f"-> {os.readlink(path)}" if path.is_symlink() else path.read_bytes() if path.is_file() else None
+        )
+        for path in folder.rglob("*")
+    }
 
 
 @pytest.mark.parametrize(
@@ -169,11 +184,88 @@ def test_a_project_install_goes_under_the_repository_root(tmp_path: Path, skill:
     root = tmp_path / "repo"
     root.mkdir()
     install(["all"], root=root, skill=skill, command=COMMAND)
-    for link in (".claude/skills/review", ".agents/skills/review", ".pi/skills/review"):
-        assert (root / link).resolve() == skill.resolve()
-    assert read_json(root / ".claude" / "settings.json")["hooks"]["Stop"] == [ours("claude", "Stop")]
-    assert read_json(root / ".codex" / "hooks.json")["hooks"]["Stop"] == [ours("codex", "Stop")]
+    for copy in (".claude/skills/review", ".agents/skills/review", ".pi/skills/review"):
+        assert skill_state(root / copy) == "copied"
+    assert read_json(root / ".claude" / "settings.json")["hooks"]["Stop"] == [ours("claude", "Stop", "review")]
+    assert read_json(root / ".codex" / "hooks.json")["hooks"]["Stop"] == [ours("codex", "Stop", "review")]
     assert list(home().glob(".claude")) == list(home().glob(".agents")) == list(home().glob(".pi")) == []
+
+
+def test_a_project_install_names_no_path_of_this_machine(tmp_path: Path, skill: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    install(["all"], root=root, skill=skill, command=COMMAND)
+    written = [path for path in root.rglob("*") if path.is_file() or path.is_symlink()]
+    assert sorted(str(path.relative_to(root)) for path in written) == [
+        ".agents/skills/review/SKILL.md",
+        ".claude/settings.json",
+        ".claude/skills/review/SKILL.md",
+        ".codex/hooks.json",
+        ".pi/skills/review/SKILL.md",
+    ]
+    for path in written:
+        assert not path.is_symlink()
+        text = path.read_text()
+        assert "/" + tmp_path.parts[1] not in text, path
+        assert COMMAND not in text, path
+    # The copy is the skill an agent reads, with one last line saying where it came from.
+    copied = (root / ".claude/skills/review/SKILL.md").read_text()
+    assert copied.startswith((skill / "SKILL.md").read_text())
+    assert copied.splitlines()[-1].startswith(COPY_MARK)
+
+
+def test_a_project_install_says_how_to_commit_what_it_wrote(tmp_path: Path, skill: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    changes = install(["claude"], root=root, skill=skill, command=COMMAND)
+    assert changes[-1].what.startswith("commit these so every worktree and clone has them")
+    assert f"git -C {root} add .claude/skills/review .claude/settings.json &&" in changes[-1].what
+    assert install(["claude"], root=root, skill=skill, command=COMMAND) == [Change(NOTHING)]
+
+
+def test_a_project_copy_of_an_older_skill_is_updated(tmp_path: Path, skill: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    install(["pi"], root=root, skill=skill, command=COMMAND)
+    (skill / "SKILL.md").write_text("---\nname: review\ndescription: newer\n---\nRun review pending --json.\n")
+    changes = install(["pi"], root=root, skill=skill, command=COMMAND)
+    assert lines(changes)[0] == f"updated the copy of the skill in {root / '.pi/skills/review'}"
+    assert "--json" in (root / ".pi/skills/review/SKILL.md").read_text()
+
+
+def test_a_project_link_left_by_an_earlier_review_becomes_a_copy(tmp_path: Path, skill: Path) -> None:
+    root = tmp_path / "repo"
+    place = root / ".claude" / "skills" / "review"
+    place.parent.mkdir(parents=True)
+    place.symlink_to(skill)
+    changes = install(["claude"], root=root, skill=skill, command=COMMAND)
+    assert not place.is_symlink()
+    assert skill_state(place) == "copied"
+    assert lines(changes)[0] == f"replaced the link {place} with a copy of the skill, which works on every machine"
+
+
+def test_a_users_own_review_skill_in_the_project_is_left_alone(tmp_path: Path, skill: Path) -> None:
+    root = tmp_path / "repo"
+    mine = root / ".agents" / "skills" / "review"
+    mine.mkdir(parents=True)
+    (mine / "SKILL.md").write_text("---\nname: review\n---\nmy own review checklist\n")
+    changes = install(["codex"], root=root, skill=skill, command=COMMAND)
+    assert changes[0].skipped
+    uninstall(["codex"], root=root)
+    assert (mine / "SKILL.md").read_text() == "---\nname: review\n---\nmy own review checklist\n"
+
+
+def test_a_project_round_trip_leaves_the_repository_as_it_was(project: Repo, skill: Path) -> None:
+    # The team already commits Claude settings of its own.
+    project.write(".claude/settings.json", '{\n    "permissions": {"allow": ["Bash(make test)"]}\n}\n')
+    project.commit("team settings")
+    install(["all"], root=project.root, skill=skill, command=COMMAND)
+    assert project.git("status", "--porcelain") != ""
+
+    uninstall(["all"], root=project.root)
+
+    assert project.git("status", "--porcelain", "--ignored") == ""
+    assert sorted(path.name for path in project.root.iterdir()) == [".claude", ".git", "README.md", "src"]
 
 
 def test_uninstall_removes_exactly_what_install_added(skill: Path) -> None:
@@ -186,12 +278,80 @@ def test_uninstall_removes_exactly_what_install_added(skill: Path) -> None:
     changes = uninstall(["all"], root=None)
 
     assert read_json(settings) == before
-    assert read_json(home() / ".codex" / "hooks.json") == {}
+    assert not (home() / ".codex").exists()
     for link in (".claude/skills/review", ".agents/skills/review", ".pi/agent/skills/review"):
         assert not (home() / link).is_symlink()
         assert f"removed the link {home() / link}" in lines(changes)
     assert f"removed the Stop hook from {settings}" in lines(changes)
+    assert f"removed {home() / '.codex' / 'hooks.json'}: install made it" in lines(changes)
     assert skill.joinpath("SKILL.md").is_file()
+
+
+def test_an_install_and_uninstall_give_back_the_home_folder_byte_for_byte(skill: Path) -> None:
+    # The user's own settings, in their own layout: four spaces, no final newline, non-ASCII.
+    write_json(home() / ".claude" / "settings.json", {"model": "opus", "statusLine": "‹ café ›"})
+    (home() / ".claude" / "skills" / "tidy").mkdir(parents=True)
+    (home() / ".claude" / "skills" / "tidy" / "SKILL.md").write_text("tidy up\n")
+    (home() / ".codex").mkdir()
+    (home() / ".codex" / "config.toml").write_text('model = "o3"\n')
+    before = tree(home())
+
+    install(["all"], root=None, skill=skill, command=COMMAND)
+    assert tree(home()) != before
+    uninstall(["all"], root=None)
+
+    assert tree(home()) == before
+
+
+def test_an_install_into_an_empty_home_leaves_nothing_once_uninstalled(skill: Path) -> None:
+    before = tree(home())
+    install(["all"], root=None, skill=skill, command=COMMAND)
+    uninstall(["all"], root=None)
+    assert tree(home()) == before
+
+
+def test_uninstalling_one_agent_keeps_the_record_of_the_others(skill: Path) -> None:
+    before = tree(home())
+    install(["all"], root=None, skill=skill, command=COMMAND)
+    uninstall(["claude"], root=None)
+    assert not (home() / ".claude").exists()
+    assert (home() / ".codex" / "hooks.json").exists()
+    uninstall(["codex", "pi"], root=None)
+    assert tree(home()) == before
+
+
+def test_uninstall_keeps_what_the_user_added_to_the_settings_since(skill: Path) -> None:
+    install(["claude"], root=None, skill=skill, command=COMMAND)
+    settings = home() / ".claude" / "settings.json"
+    changed = read_json(settings)
+    changed["model"] = "opus"
+    write_json(settings, changed)
+    uninstall(["claude"], root=None)
+    assert read_json(settings) == {"model": "opus"}
+
+
+def test_uninstall_keeps_a_folder_install_made_once_the_user_keeps_something_in_it(skill: Path) -> None:
+    install(["claude"], root=None, skill=skill, command=COMMAND)
+    (home() / ".claude" / "skills" / "tidy").mkdir()
+    uninstall(["claude"], root=None)
+    assert (home() / ".claude" / "skills" / "tidy").is_dir()
+    assert not (home() / ".claude" / "settings.json").exists()
+
+
+def test_without_the_record_uninstall_still_removes_a_settings_file_left_empty(skill: Path) -> None:
+    install(["codex"], root=None, skill=skill, command=COMMAND)
+    shutil.rmtree(home() / ".local")
+    changes = uninstall(["codex"], root=None)
+    assert not (home() / ".codex" / "hooks.json").exists()
+    assert f"removed {home() / '.codex' / 'hooks.json'}: nothing is left in it" in lines(changes)
+
+
+def test_the_record_of_the_users_settings_is_readable_by_the_user_alone(skill: Path) -> None:
+    write_json(home() / ".claude" / "settings.json", {"env": {"TOKEN": "secret"}})
+    install(["claude"], root=None, skill=skill, command=COMMAND)
+    folder = home() / ".local" / "state" / "review"
+    assert folder.stat().st_mode & 0o777 == 0o700
+    assert "secret" in (folder / "install.json").read_text()
 
 
 def test_uninstall_keeps_a_users_hook_sharing_an_entry_with_ours(skill: Path) -> None:
@@ -348,13 +508,49 @@ def test_a_link_to_another_copy_of_reviews_skill_is_pointed_at_this_one(tmp_path
 def test_a_link_into_a_removed_install_is_replaced_and_uninstalled(tmp_path: Path, skill: Path) -> None:
     link = home() / ".agents" / "skills" / "review"
     link.parent.mkdir(parents=True)
-    link.symlink_to(tmp_path / "gone" / "skills" / "review")
-    install(["codex"], root=None, skill=skill, command=COMMAND)
+    gone = tmp_path / "gone" / "skills" / "review"
+    link.symlink_to(gone)
+    assert skill_state(link) == "dangling"
+    changes = install(["codex"], root=None, skill=skill, command=COMMAND)
     assert link.resolve() == skill.resolve()
+    assert f"relinked {link} -> {skill.resolve()} (it pointed to {gone}, which is gone)" in lines(changes)
     link.unlink()
-    link.symlink_to(tmp_path / "gone" / "skills" / "review")
+    link.symlink_to(gone)
     uninstall(["codex"], root=None)
     assert not link.is_symlink()
+
+
+@pytest.mark.parametrize(
+    ("make", "state"),
+    [
+        (lambda place, skill: None, "missing"),
+        (lambda place, skill: place.symlink_to(skill), "linked"),
+        (lambda place, skill: place.symlink_to(skill.parent.parent / "removed-venv" / "skills" / "review"), "dangling"),
+        (lambda place, skill: place.symlink_to(skill.parent), "other"),
+        (lambda place, skill: place.mkdir(), "other"),
+    ],
+)
+def test_skill_state_tells_what_is_at_a_skill_place(make: Any, state: str, skill: Path) -> None:
+    place = home() / ".claude" / "skills" / "review"
+    place.parent.mkdir(parents=True)
+    make(place, skill)
+    assert skill_state(place) == state
+
+
+def test_review_hooks_are_the_commands_of_reviews_stop_hooks(skill: Path) -> None:
+    settings = home() / ".claude" / "settings.json"
+    assert review_hooks(settings, "claude") == []
+    install(["claude"], root=None, skill=skill, command=COMMAND)
+    assert review_hooks(settings, "claude") == [f"{COMMAND} hook claude"]
+    assert review_hooks(settings, "codex") == []
+    settings.write_text("{ not json")
+    assert review_hooks(settings, "claude") == []
+
+
+def test_installing_codex_hooks_says_that_codex_must_trust_them(skill: Path) -> None:
+    changes = install(["codex"], root=None, skill=skill, command=COMMAND)
+    assert any("/hooks in codex" in line for line in lines(changes))
+    assert install(["codex"], root=None, skill=skill, command=COMMAND) == [Change(NOTHING)]
 
 
 def test_uninstall_leaves_a_real_folder_alone_and_says_so() -> None:

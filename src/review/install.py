@@ -1,10 +1,20 @@
 """`review install`: the review skill and hooks, put where each coding agent looks for them.
 
-Every agent gets the skill as a symlink named `review` in its skill folder, so upgrading review
-upgrades the skill. Claude Code and Codex also get hooks that run `review hook claude|codex`
-on their events; Pi has no hooks. Installing is idempotent and merges into the user's settings:
-every other key and every other hook stays as it was. Nothing that is not review's own is ever
-replaced or removed; a settings file that cannot be understood is refused, untouched.
+A user-wide install links the skill into each agent's skill folder, so upgrading review upgrades
+the skill, and its hooks run review by its absolute path, since an agent's PATH may lack it. A
+project install (`--project`) writes files meant to be committed with the repository, so every
+worktree and every clone gets them: a copy of the skill, and hooks that run plain `review`;
+nothing in them names a path of this machine.
+
+Claude Code and Codex get hooks that run `review hook claude|codex` on their events; Pi has no
+hooks. Installing is idempotent and merges into the user's settings: every other key and every
+other hook stays as it was. Nothing that is not review's own is ever replaced or removed; a
+settings file that cannot be understood is refused, untouched.
+
+Uninstalling puts back exactly what was there before: install keeps, in review's state folder,
+each settings file as it was before review first changed it and the folders it made, so a file
+that did not exist is removed again, an untouched one gets its very bytes back, and folders
+install made go once they are empty.
 """
 
 from __future__ import annotations
@@ -20,9 +30,9 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from review.errors import ReviewError
+from review.errors import CannotWrite, ReviewError
 from review.store import replace_atomically
 
 AGENTS = ("claude", "codex", "pi")
@@ -40,6 +50,17 @@ _TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse"})
 
 NOTHING = "nothing to change"
 """The one line install and uninstall give when everything was already as asked."""
+
+PROJECT_COMMAND = "review"
+"""What a project install's hooks run: a name each machine's PATH finds, never a path of this one."""
+
+COPY_MARK = "<!-- Copied here by `review install --project`"
+"""How a copy of the skill that a project install made begins its last line; it tells review's
+copy from a skill of the user's that happens to be called review."""
+
+SkillState = Literal["linked", "copied", "dangling", "other", "missing"]
+"""What is at an agent's skill place: review's link to a skill that is there, review's copy,
+review's link into a folder that is gone (a deleted virtualenv), something of the user's, nothing."""
 
 
 class MissingSkill(ReviewError):
@@ -59,10 +80,36 @@ class Change:
     """Something that is not review's was in the way and was left alone; the install is incomplete."""
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where one agent looks for review's skill and hooks: user-wide, or in one repository."""
+
+    agent: str
+    skill: Path
+    """The skill: a link to review's skill folder (user-wide) or a copy of it (in a project)."""
+    hooks: Path | None
+    """The JSON file holding its hooks; None for an agent without hooks."""
+    project: bool
+    """In a repository: files meant to be committed, which must work on every machine."""
+
+    @classmethod
+    def of(cls, agent: str, root: Path | None, home: Path | None = None) -> Place:
+        """Where `agent` looks in the repository at `root`, or user-wide when `root` is None."""
+        base = root or home or Path.home()
+        project = root is not None
+        if agent == "claude":
+            return cls(agent, base / ".claude" / "skills" / "review", base / ".claude" / "settings.json", project)
+        if agent == "codex":
+            # Codex reads skills from .agents/ but its own settings from .codex/.
+            return cls(agent, base / ".agents" / "skills" / "review", base / ".codex" / "hooks.json", project)
+        skills = base / ".pi" / "skills" if project else base / ".pi" / "agent" / "skills"
+        return cls(agent, skills / "review", None, project)
+
+
 def install(
     agents: Sequence[str], *, root: Path | None, skill: Path, command: str, home: Path | None = None
 ) -> list[Change]:
-    """Link the skill and add the hooks for `agents`, changing only what is missing.
+    """Put the skill and the hooks in place for `agents`, changing only what is missing.
 
     Every settings file is read before anything changes, so a broken one stops the install
     with nothing done.
@@ -71,8 +118,9 @@ def install(
         agents: names from `AGENTS`, or "all".
         root: the repository root to install into (`--project`); None installs user-wide.
         skill: the folder holding the skill's SKILL.md (see `skill_folder`).
-        command: how a shell runs review, already quoted (see `review_command`); the hooks run
-            "COMMAND hook claude" or "COMMAND hook codex".
+        command: how a shell runs review, already quoted (see `review_command`); user-wide hooks
+            run "COMMAND hook claude" or "COMMAND hook codex". A project's hooks run
+            `PROJECT_COMMAND` instead, which works wherever review is on PATH.
         home: the user's home folder; default: `Path.home()`.
 
     Returns:
@@ -81,34 +129,68 @@ def install(
     Raises:
         MissingSkill: `skill` holds no SKILL.md.
         UnreadableSettings: a settings file is not a JSON object with a "hooks" object.
+        CannotWrite: a file or folder cannot be written.
         ReviewError: an agent name is unknown.
     """
     chosen = _chosen(agents)
     if not (skill / "SKILL.md").is_file():
         raise MissingSkill(f"{skill} holds no SKILL.md, so there is no skill to link")
     skill = skill.resolve()
-    places = [_Place.of(agent, root, home or Path.home()) for agent in chosen]
+    home = home or Path.home()
+    places = [Place.of(agent, root, home) for agent in chosen]
     settings = {
         place.agent: _HookFile.read(place.hooks, place.agent) for place in places if place.hooks is not None
     }
+    if root is not None:
+        command = PROJECT_COMMAND
+    record = _Record.load(home)
     changes: list[Change] = []
-    for place in places:
-        changes += _link(place.link, skill)
-        hook_file = settings.get(place.agent)
-        if hook_file is not None:
-            added = hook_file.add(place.agent, command)
-            if added:
-                hook_file.save()
-            changes += added
+    written: list[Path] = []
+    try:
+        for place in places:
+            made = _copy(place.skill, skill, record) if place.project else _link(place.skill, skill, record)
+            changes += made
+            if made and not made[-1].skipped:
+                written.append(place.skill)
+            hook_file = settings.get(place.agent)
+            if hook_file is not None:
+                added = hook_file.add(place.agent, command)
+                if added:
+                    record.remember(hook_file.path, hook_file.before)
+                    hook_file.save(record)
+                    written.append(hook_file.path)
+                    if place.agent == "codex":
+                        added.append(Change(_CODEX_TRUST))
+                changes += added
+    finally:
+        record.save()
+    if root is not None and written:
+        changes.append(Change(_commit_advice(root, written)))
     return changes or [Change(NOTHING)]
 
 
+_CODEX_TRUST = "Codex runs a new or changed hook only once you trust it: type /hooks in codex and trust review's"
+"""Codex skips an untrusted hook without a word, so install says so each time it writes one."""
+
+
+def _commit_advice(root: Path, written: list[Path]) -> str:
+    paths = " ".join(shlex.quote(str(path.relative_to(root))) for path in dict.fromkeys(written))
+    where = shlex.quote(str(root))
+    return (
+        f"commit these so every worktree and clone has them (until then they show in review's diff):"
+        f" git -C {where} add {paths} && git -C {where} commit -m 'Add the review skill and hooks'"
+    )
+
+
 def uninstall(agents: Sequence[str], *, root: Path | None, home: Path | None = None) -> list[Change]:
-    """Remove review's links and hooks for `agents`, and nothing else.
+    """Take back review's skill and hooks for `agents`, and put back what was there before.
 
     A link is review's when it points at a folder `skills/review` holding SKILL.md (or at such
-    a path that is gone); a hook is review's when its command is `PATH/review hook AGENT`,
-    whatever the path. The user's own things at the same places are named and left alone.
+    a path that is gone); a copy is review's when its SKILL.md ends with `COPY_MARK`; a hook is
+    review's when its command is `PATH/review hook AGENT`, whatever the path. The user's own
+    things at the same places are named and left alone. A settings file gets back the bytes it
+    had before install when nothing else changed in it since, and goes when install made it or
+    nothing is left in it; the folders install made go when they are empty.
 
     Args:
         agents: names from `AGENTS`, or "all".
@@ -120,23 +202,57 @@ def uninstall(agents: Sequence[str], *, root: Path | None, home: Path | None = N
 
     Raises:
         UnreadableSettings: a settings file is not a JSON object with a "hooks" object.
+        CannotWrite: a file cannot be written.
         ReviewError: an agent name is unknown.
     """
     chosen = _chosen(agents)
-    places = [_Place.of(agent, root, home or Path.home()) for agent in chosen]
+    home = home or Path.home()
+    places = [Place.of(agent, root, home) for agent in chosen]
     settings = {
         place.agent: _HookFile.read(place.hooks, place.agent) for place in places if place.hooks is not None
     }
+    record = _Record.load(home)
     changes: list[Change] = []
-    for place in places:
-        changes += _unlink(place.link)
-        hook_file = settings.get(place.agent)
-        if hook_file is not None:
-            removed = hook_file.remove(place.agent)
-            if removed:
-                hook_file.save()
-            changes += removed
+    try:
+        for place in places:
+            changes += _remove_skill(place.skill)
+            hook_file = settings.get(place.agent)
+            if hook_file is not None:
+                removed = hook_file.remove(place.agent)
+                if removed:
+                    removed += hook_file.put_back(record)
+                changes += removed
+            starts = [place.skill, *([place.hooks.parent] if place.hooks is not None else [])]
+            gone = [folder for start in starts for folder in record.remove_made_folders(start)]
+            if gone:
+                changes.append(Change(f"removed the folders install made: {', '.join(map(str, gone))}"))
+    finally:
+        record.save()
     return changes or [Change(NOTHING)]
+
+
+def skill_state(place: Path) -> SkillState:
+    """What is at an agent's skill place (`Place.skill`); see `SkillState`."""
+    if place.is_symlink():
+        if not _is_review_link(place):
+            return "other"
+        return "linked" if place.exists() else "dangling"
+    if _is_review_copy(place):
+        return "copied"
+    return "other" if place.exists() else "missing"
+
+
+def review_hooks(settings: Path, agent: str) -> list[str]:
+    """The commands of review's Stop hooks for `agent` in the settings file `settings`.
+
+    The Stop hook is the one that tells the agent of a review. A file that is missing or cannot
+    be understood holds none.
+    """
+    try:
+        entries = _HookFile.read(settings, agent).document.get("hooks", {}).get("Stop", [])
+    except UnreadableSettings:
+        return []
+    return [hook["command"] for hook in _hooks_in(entries) if _runs_review_hook(hook.get("command"), agent)]
 
 
 def skill_folder() -> Path:
@@ -187,30 +303,7 @@ def _chosen(agents: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(chosen))
 
 
-@dataclass(frozen=True)
-class _Place:
-    """Where one agent looks for its skills and hooks."""
-
-    agent: str
-    link: Path
-    """The symlink to the skill folder."""
-    hooks: Path | None
-    """The JSON file holding its hooks; None for an agent without hooks."""
-
-    @classmethod
-    def of(cls, agent: str, root: Path | None, home: Path) -> _Place:
-        if agent == "claude":
-            base = (root or home) / ".claude"
-            return cls(agent, base / "skills" / "review", base / "settings.json")
-        if agent == "codex":
-            # Codex reads skills from .agents/ but its own settings from .codex/.
-            base = root or home
-            return cls(agent, base / ".agents" / "skills" / "review", base / ".codex" / "hooks.json")
-        skills = root / ".pi" / "skills" if root is not None else home / ".pi" / "agent" / "skills"
-        return cls(agent, skills / "review", None)
-
-
-def _link(link: Path, skill: Path) -> list[Change]:
+def _link(link: Path, skill: Path, record: _Record) -> list[Change]:
     if link.is_symlink():
         if os.path.realpath(link) == str(skill):
             return []
@@ -218,23 +311,56 @@ def _link(link: Path, skill: Path) -> list[Change]:
             return [_left_alone(link, installing=True)]
         # Another copy of review's skill (an older install, a moved checkout): point at this one.
         old = os.readlink(link)
+        gone = "" if link.exists() else ", which is gone"
         temporary = link.with_name(f".{link.name}.{secrets.token_hex(4)}.tmp")
         os.symlink(skill, temporary, target_is_directory=True)
         os.replace(temporary, link)
-        return [Change(f"relinked {link} -> {skill} (it pointed to {old})")]
+        return [Change(f"relinked {link} -> {skill} (it pointed to {old}{gone})")]
     if link.exists():
         return [_left_alone(link, installing=True)]
-    link.parent.mkdir(parents=True, exist_ok=True)
+    record.make_folders(link.parent)
     link.symlink_to(skill, target_is_directory=True)
     return [Change(f"linked {link} -> {skill}")]
 
 
-def _unlink(link: Path) -> list[Change]:
-    if _is_review_link(link):
-        link.unlink()
-        return [Change(f"removed the link {link}")]
-    if link.is_symlink() or link.exists():
-        return [_left_alone(link, installing=False)]
+def _copy(folder: Path, skill: Path, record: _Record) -> list[Change]:
+    """Put a copy of the skill at `folder`: a link would name a path of this machine."""
+    # The skill is its SKILL.md alone.
+    text = (skill / "SKILL.md").read_text(encoding="utf-8").rstrip("\n")
+    copied = f"{text}\n\n{COPY_MARK}; run it again to update this copy, with --uninstall to remove it. -->\n"
+    target = folder / "SKILL.md"
+    if folder.is_symlink():
+        if not _is_review_link(folder):
+            return [_left_alone(folder, installing=True)]
+        # An earlier review linked the skill into the project, by a path of its own machine.
+        folder.unlink()
+        record.make_folders(folder)
+        replace_atomically(target, copied.encode("utf-8"))
+        return [Change(f"replaced the link {folder} with a copy of the skill, which works on every machine")]
+    if folder.exists():
+        if not _is_review_copy(folder):
+            return [_left_alone(folder, installing=True)]
+        if target.read_text(encoding="utf-8") == copied:
+            return []
+        replace_atomically(target, copied.encode("utf-8"))
+        return [Change(f"updated the copy of the skill in {folder}")]
+    record.make_folders(folder)
+    replace_atomically(target, copied.encode("utf-8"))
+    return [Change(f"copied the skill to {folder}")]
+
+
+def _remove_skill(place: Path) -> list[Change]:
+    if _is_review_link(place):
+        place.unlink()
+        return [Change(f"removed the link {place}")]
+    if _is_review_copy(place):
+        if [path.name for path in place.iterdir()] != ["SKILL.md"]:
+            return [Change(f"left {place} alone: it holds files besides review's SKILL.md")]
+        (place / "SKILL.md").unlink()
+        place.rmdir()
+        return [Change(f"removed the copy of the skill {place}")]
+    if place.is_symlink() or place.exists():
+        return [_left_alone(place, installing=False)]
     return []
 
 
@@ -247,6 +373,17 @@ def _is_review_link(link: Path) -> bool:
         return False
     # A link into a folder that is gone (a removed virtualenv) is nobody's skill any more.
     return not target.exists() or (target / "SKILL.md").is_file()
+
+
+def _is_review_copy(folder: Path) -> bool:
+    """Whether `folder` is a copy of the skill that a project install made."""
+    if folder.is_symlink() or not (folder / "SKILL.md").is_file():
+        return False
+    try:
+        lines = (folder / "SKILL.md").read_text(encoding="utf-8").rstrip("\n").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return bool(lines) and lines[-1].startswith(COPY_MARK)
 
 
 def _left_alone(link: Path, *, installing: bool) -> Change:
@@ -262,6 +399,108 @@ def _left_alone(link: Path, *, installing: bool) -> Change:
             skipped=True,
         )
     return Change(f"left {link} alone: {what}, not review's skill")
+
+
+class _Record:
+    """What install changed, kept so that uninstall can put back exactly what was there.
+
+    For each settings file, its text before review first changed it (None: there was no file),
+    and the folders install made. It lives in `$XDG_STATE_HOME/review/install.json` (by default
+    under ~/.local/state), in a folder only the user can read, since settings may hold tokens.
+    Without it (an install by an older review, or a project installed on another machine),
+    uninstall still takes back review's things, and removes a settings file left empty.
+    """
+
+    def __init__(self, path: Path, before: dict[str, str | None], made: list[str]) -> None:
+        self.path = path
+        self.before = before
+        self.made = made
+        self._loaded = self._document()
+
+    @classmethod
+    def load(cls, home: Path) -> _Record:
+        state = os.environ.get("XDG_STATE_HOME")
+        path = (Path(state) if state else home / ".local" / "state") / "review" / "install.json"
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            # No record, or one that cannot be read: uninstall then does without it.
+            document = {}
+        before = document.get("before") if isinstance(document, dict) else None
+        made = document.get("made") if isinstance(document, dict) else None
+        if not isinstance(before, dict) or not all(isinstance(text, str | None) for text in before.values()):
+            before = {}
+        if not isinstance(made, list) or not all(isinstance(folder, str) for folder in made):
+            made = []
+        return cls(path, before, made)
+
+    def remember(self, file: Path, before: bytes | None) -> None:
+        """Keep `file` as it was before review first changed it; later changes keep the first."""
+        self.before.setdefault(str(file), None if before is None else before.decode("utf-8"))
+
+    def take(self, file: Path) -> tuple[bool, bytes | None]:
+        """Whether `file` is recorded, and its bytes before install (None: there was no file);
+        the record forgets it."""
+        if str(file) not in self.before:
+            return False, None
+        text = self.before.pop(str(file))
+        return True, None if text is None else text.encode("utf-8")
+
+    def make_folders(self, folder: Path) -> None:
+        """Create `folder` and its missing parents, remembering each one made."""
+        missing: list[Path] = []
+        for parent in (folder, *folder.parents):
+            if parent.exists() or parent.is_symlink():
+                break
+            missing.append(parent)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise CannotWrite(f"cannot make {folder}: {error.strerror or error}") from None
+        self.made += [str(made) for made in reversed(missing) if str(made) not in self.made]
+
+    def remove_made_folders(self, start: Path) -> list[Path]:
+        """Remove `start` and the folders above it that install made, while they are empty."""
+        removed: list[Path] = []
+        for folder in (start, *start.parents):
+            if str(folder) not in self.made:
+                continue
+            if not folder.is_dir() or folder.is_symlink():
+                self.made.remove(str(folder))
+                continue
+            try:
+                folder.rmdir()
+            except OSError:
+                # Not empty: the user keeps something there, and so in every folder above.
+                break
+            self.made.remove(str(folder))
+            removed.append(folder)
+        return removed
+
+    def save(self) -> None:
+        """Write the record if it changed; once it holds nothing but its own folders, it goes."""
+        if self._document() == self._loaded:
+            return
+        own = {str(folder) for folder in (self.path.parent, *self.path.parent.parents)}
+        if not self.before and set(self.made) <= own:
+            self.path.unlink(missing_ok=True)
+            self.remove_made_folders(self.path.parent)
+        else:
+            if not self.path.parent.exists():
+                self.make_folders(self.path.parent.parent)
+                self._make_private_folder()
+            replace_atomically(self.path, (json.dumps(self._document(), indent=2) + "\n").encode("utf-8"))
+        self._loaded = self._document()
+
+    def _make_private_folder(self) -> None:
+        try:
+            self.path.parent.mkdir(mode=0o700)
+        except OSError as error:
+            raise CannotWrite(f"cannot make {self.path.parent}: {error.strerror or error}") from None
+        self.made.append(str(self.path.parent))
+
+    def _document(self) -> dict[str, Any]:
+        return {"before": dict(self.before), "made": list(self.made)}
 
 
 class _HookFile:
@@ -289,9 +528,7 @@ class _HookFile:
             raise UnreadableSettings(f"cannot read {path}: {error.strerror}") from None
         untouched = "it was left untouched; fix it, then run review install again"
         try:
-            text = before.decode("utf-8")
-            # An empty file (made with `touch`) holds no settings to lose.
-            document = json.loads(text) if text.strip() else {}
+            document = _parse(before.decode("utf-8"))
         except UnicodeDecodeError as error:
             raise UnreadableSettings(f"{path} is not UTF-8 text (byte {error.start}); {untouched}") from None
         except json.JSONDecodeError as error:
@@ -367,22 +604,45 @@ class _HookFile:
             del self.document["hooks"]
         return changes
 
-    def save(self) -> None:
+    def save(self, record: _Record) -> None:
         """Write the settings back, atomically.
 
         Called only after a change: a file review has nothing to change in is never rewritten,
         so the user's own formatting stays as it was.
         """
-        after = (json.dumps(self.document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        self._write((json.dumps(self.document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), record)
+
+    def put_back(self, record: _Record) -> list[Change]:
+        """Write the settings once review's hooks are removed: with the very bytes they had before
+        install when nothing else changed in them since; no file at all when install made it, or
+        when nothing is left in it.
+        """
+        recorded, before = record.take(self.path)
+        if before is not None and _parse(before.decode("utf-8")) == self.document:
+            self._write(before, record)
+            return []
+        if not self.document and not self.path.is_symlink():
+            self.path.unlink()
+            why = "install made it" if recorded and before is None else "nothing is left in it"
+            return [Change(f"removed {self.path}: {why}")]
+        self.save(record)
+        return []
+
+    def _write(self, data: bytes, record: _Record) -> None:
         # Write through a symlink (settings kept in a dotfiles repository) instead of replacing it.
         target = Path(os.path.realpath(self.path))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        mode = stat.S_IMODE(target.stat().st_mode) if self.before is not None else None
-        replace_atomically(target, after)
+        record.make_folders(target.parent)
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
+        replace_atomically(target, data)
         if mode is not None:
             # Settings may hold secrets (tokens in "env"): keep the permissions they had.
             os.chmod(target, mode)
-        self.before = after
+        self.before = data
+
+
+def _parse(text: str) -> Any:
+    # An empty file (made with `touch`) holds no settings to lose.
+    return json.loads(text) if text.strip() else {}
 
 
 def _hooks_in(entries: list[Any]) -> list[dict[str, Any]]:
