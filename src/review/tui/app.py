@@ -8,6 +8,7 @@ from textual.binding import Binding
 from review.config import BadConfig, Config
 from review.git import Worktree
 from review.scope import Scope
+from review.tui.confirm_dialog import ConfirmDialog
 from review.tui.help_screen import HelpScreen
 from review.tui.review_screen import FirstDiff, ReviewScreen
 from review.tui.widgets.diff_view import DiffView
@@ -56,6 +57,23 @@ class ReviewApp(App[None]):
                 first=self.first,
             )
         )
+
+    async def action_quit(self) -> None:
+        """Quit; while changes wait to be saved, only when the reviewer says so."""
+        reviewing = [screen for screen in self.screen_stack if isinstance(screen, ReviewScreen)]
+        waiting = sum(screen.saving.waiting for screen in reviewing)
+        if not waiting:
+            self.exit()
+            return
+        kept = f" Their text is kept in {reviewing[0].saving.file}." if reviewing[0].saving.stuck else ""
+        question = f"{waiting} change{'s' * (waiting != 1)} not saved yet.{kept} Quit anyway?"
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        if not isinstance(self.screen, ConfirmDialog):
+            self.push_screen(ConfirmDialog(question, yes="Quit", no="Stay"), answered)
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
@@ -15,19 +14,21 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
-from watchfiles import Change, awatch
+from watchfiles import Change as FileChange
+from watchfiles import awatch
 
 from review import comments, rounds, scope
 from review.comments import FileReader, Where
-from review.diff import Diff, Status
+from review.diff import Diff, FileDiff, Status
 from review.errors import ReviewError
 from review.git import Worktree
 from review.scope import Scope, Sides
-from review.store import FOLDER, Comment, CommentStatus, Review, Side, Store, Verdict
+from review.store import FOLDER, Comment, CommentStatus, Review, Round, Severity, Side, Store, Verdict
 from review.text import visible
 from review.tui.comment_editor import CommentEditor, EditorResult
 from review.tui.comments_panel import CommentsPanel, PanelEntry
 from review.tui.confirm_dialog import ConfirmDialog
+from review.tui.saving import RETRY_SECONDS, Change, Saving
 from review.tui.send_dialog import SendDialog, SendResult
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.file_list import FileList
@@ -40,7 +41,7 @@ DEFAULT_CONTEXT = 3
 _QUIET_PARTS = {"objects", "logs"}
 
 
-def _matters(change: Change, path: str) -> bool:
+def _matters(change: FileChange, path: str) -> bool:
     parts = Path(path).parts
     if FOLDER in parts:
         return parts[-1] == "review.json"  # the review, written by us or by the agent
@@ -108,6 +109,8 @@ class ReviewScreen(Screen[None]):
         self.reader: FileReader | None = None
         """Reads the lines of the files as the diff shows them, for anchoring new comments."""
         self.context: dict[str, int] = {}
+        self.saving = Saving(self, self.store, saved=self._saved, problem=self._problem, changed=self._show_header)
+        """The reviewer's changes, saved in order off the UI thread."""
         self._split = split
         self._syntax_theme = syntax_theme
 
@@ -133,6 +136,9 @@ class ReviewScreen(Screen[None]):
         self.view.focus()
         self._show_header()
         self.load()
+        self.set_interval(RETRY_SECONDS, self.saving.retry)
+        if self.saving.earlier():
+            self._problem(f"Text you wrote earlier could not be saved; it is kept in {self.saving.file}.")
         if self.watching:
             self.watch_worktree()
 
@@ -157,19 +163,27 @@ class ReviewScreen(Screen[None]):
         try:
             review = comments.reanchor(self.store, FileReader(self.worktree, sides.old), renamed)
         except ReviewError as error:
-            self.app.call_from_thread(self.notify, str(error), severity="error", timeout=10)
+            self.app.call_from_thread(self._problem, self._unreadable(str(error)))
             review = Review()
         self.app.call_from_thread(self._loaded, sides, diff, review)
 
     @work(thread=True, exclusive=True, group="review")
     def load_review(self) -> None:
-        """Read the review again after another process (the agent) changed it."""
+        """Read the review again after another process (the agent, or the reviewer fixing a broken
+        file) changed it."""
+        self.app.call_from_thread(self.saving.retry)
         try:
             review = self.store.read()
         except ReviewError as error:
-            self.app.call_from_thread(self.notify, str(error), severity="error", timeout=10)
+            self.app.call_from_thread(self._problem, self._unreadable(str(error)))
             return
         self.app.call_from_thread(self._show_review, review)
+
+    def _unreadable(self, reason: str) -> str:
+        return f"{reason}. You can go on reading and commenting: what you write is kept and saved once the file can be read."
+
+    def _problem(self, message: str) -> None:
+        self.notify(message, title="review", severity="error", timeout=12)
 
     def _failed(self, message: str) -> None:
         self.view.empty_message = f"Cannot show the diff: {visible(message)}"
@@ -197,11 +211,9 @@ class ReviewScreen(Screen[None]):
         self.view.show_comments(review.comments)
         self._show_header()
 
-    def _refresh_review(self) -> None:
-        try:
-            self._show_review(self.store.read())
-        except ReviewError as error:
-            self.notify(str(error), severity="error", timeout=10)
+    def _saved(self, change: Change, review: Review | None) -> None:
+        if review is not None:
+            self._show_review(review)
 
     def _list_files(self, diff: Diff) -> None:
         if diff is not self.diff:
@@ -227,6 +239,12 @@ class ReviewScreen(Screen[None]):
     def _show_header(self) -> None:
         worktree = self.worktree
         header = Text(no_wrap=True, overflow="ellipsis")
+        waiting = self.saving.waiting
+        if waiting and self.saving.stuck:
+            header.append(f"{waiting} not saved", "bold red")
+            header.append("  ")
+        elif waiting:
+            header.append("saving…  ", "italic")
         header.append(visible(worktree.root.name), "bold")
         header.append(f"  {visible(worktree.branch or 'detached HEAD')}", "italic")
         if self.sides is not None:
@@ -276,14 +294,15 @@ class ReviewScreen(Screen[None]):
             return
         file = self.diff.files[index]
         now_viewed = file.path not in view.viewed
-        try:
+
+        def mark(review: Review) -> None:
             if now_viewed:
-                self.store.update(lambda review: review.mark_viewed(file.path, file.fingerprint))
+                review.mark_viewed(file.path, file.fingerprint)
             else:
-                self.store.update(lambda review: review.unmark_viewed(file.path))
-        except ReviewError as error:
-            self.notify(str(error), severity="error", timeout=10)
-            return
+                review.unmark_viewed(file.path)
+
+        what = f"{'' if now_viewed else 'un'}marking {visible(file.path)} viewed"
+        self.saving.add(Change(what, lambda: self.store.update(mark)))
         if now_viewed:
             view.viewed.add(file.path)
             view.folded.add(file.path)
@@ -305,14 +324,24 @@ class ReviewScreen(Screen[None]):
         if file.binary or file.large:
             return
         self.context[file.path] = self.context.get(file.path, DEFAULT_CONTEXT) + CONTEXT_STEP
+        self._widen(self.diff, index, self.sides, self.context[file.path])
+
+    @work(thread=True, group="context")
+    def _widen(self, diff: Diff, index: int, sides: Sides, context: int) -> None:
+        """Read one file's diff again with more context, off the UI thread."""
         try:
-            wider = scope.load_file(self.worktree, self.sides, file, self.context[file.path])
+            wider = scope.load_file(self.worktree, sides, diff.files[index], context)
         except ReviewError as error:
-            self.notify(str(error), severity="error")
+            self.app.call_from_thread(self.notify, str(error), severity="error")
             return
-        files = list(self.diff.files)
+        self.app.call_from_thread(self._widened, diff, index, wider)
+
+    def _widened(self, diff: Diff, index: int, wider: FileDiff) -> None:
+        if diff is not self.diff:
+            return  # the diff was read again meanwhile, with the wider context
+        files = list(diff.files)
         files[index] = wider
-        self.diff = replace(self.diff, files=files)
+        self.diff = replace(diff, files=files)
         self.view.show(self.diff)
 
     # -- search --------------------------------------------------------------------------------
@@ -385,16 +414,21 @@ class ReviewScreen(Screen[None]):
         self._write(Where(path=file.path, old_path=file.old_path), f"Comment on {file.path}", [])
 
     def _write(self, where: Where, title: str, code: list[str]) -> None:
+        reader = self.reader
+        source = self.sides.old if where.side == "old" and self.sides is not None else None
+
+        def add(body: str, severity: Severity) -> Comment:
+            side_path = (where.old_path or where.path) if where.side == "old" else where.path
+            lines = reader(side_path, where.side) if reader is not None else None
+            return comments.add(self.store, where, body, severity, lines, source)
+
         def done(result: EditorResult | None) -> None:
             if result is None:
                 return
-            side_path = (where.old_path or where.path) if where.side == "old" else where.path
-            lines = self.reader(side_path, where.side) if self.reader is not None else None
-            source = self.sides.old if where.side == "old" and self.sides is not None else None
-            if self._store_action(lambda: comments.add(self.store, where, result.body, result.severity, lines, source)):
-                self.view.selection = None
-                if result.kept:
-                    self.notify("Kept as a draft.", timeout=3)
+            self.saving.add(Change(_place_of(where), lambda: add(result.body, result.severity), text=result.body))
+            self.view.selection = None
+            if result.kept:
+                self.notify("Kept as a draft.", timeout=3)
 
         self.app.push_screen(CommentEditor(title=title, code=code), done)
 
@@ -413,7 +447,14 @@ class ReviewScreen(Screen[None]):
 
         def done(result: EditorResult | None) -> None:
             if result is not None:
-                self._store_action(lambda: comments.edit(self.store, comment.id, result.body, result.severity))
+                body, severity = result.body, result.severity
+                self.saving.add(
+                    Change(
+                        f"your edit of {comment.id}",
+                        lambda: comments.edit(self.store, comment.id, body, severity),
+                        text=body,
+                    )
+                )
 
         title = f"Edit {comment.id} on {comment.path}"
         self.app.push_screen(CommentEditor(title=title, body=comment.body, severity=comment.severity), done)
@@ -425,7 +466,7 @@ class ReviewScreen(Screen[None]):
 
         def done(yes: bool | None) -> None:
             if yes:
-                self._store_action(lambda: comments.delete(self.store, comment.id))
+                self.saving.add(Change(f"deleting {comment.id}", lambda: comments.delete(self.store, comment.id)))
 
         self.app.push_screen(ConfirmDialog(f"Delete comment {comment.id} on {comment.path}?"), done)
 
@@ -436,7 +477,14 @@ class ReviewScreen(Screen[None]):
 
         def done(result: EditorResult | None) -> None:
             if result is not None:
-                self._store_action(lambda: comments.reply(self.store, comment.id, "reviewer", result.body))
+                body = result.body
+                self.saving.add(
+                    Change(
+                        f"your reply to {comment.id}",
+                        lambda: comments.reply(self.store, comment.id, "reviewer", body),
+                        text=body,
+                    )
+                )
 
         self.app.push_screen(CommentEditor(title=f"Reply to {comment.id}", reply=True), done)
 
@@ -449,16 +497,8 @@ class ReviewScreen(Screen[None]):
             self.notify("A draft is not sent yet: edit or delete it.", timeout=4)
             return
         status: CommentStatus = "open" if comment.status in ("resolved", "wontfix") else "resolved"
-        self._store_action(lambda: comments.set_status(self.store, comment.id, status))
-
-    def _store_action(self, change: Callable[[], object]) -> bool:
-        try:
-            change()
-        except ReviewError as error:
-            self.notify(str(error), severity="error", timeout=8)
-            return False
-        self._refresh_review()
-        return True
+        verb = "reopening" if status == "open" else "resolving"
+        self.saving.add(Change(f"{verb} {comment.id}", lambda: comments.set_status(self.store, comment.id, status)))
 
     def action_comments_panel(self) -> None:
         ordered = sorted(self.review.comments, key=lambda c: (c.path.encode("utf-8", "surrogateescape"), c.line or 0))
@@ -488,21 +528,30 @@ class ReviewScreen(Screen[None]):
 
         self.app.push_screen(SendDialog(drafts=drafts), done)
 
-    @work(thread=True, exclusive=True, group="send")
     def _send(self, verdict: Verdict, summary: str) -> None:
-        """Snapshot the worktree and write the round, off the UI thread."""
-        base = self.sides.old if self.sides is not None else None
-        try:
-            sent = rounds.send(self.store, self.worktree, verdict, summary, FileReader(self.worktree, base))
-        except ReviewError as error:
-            self.app.call_from_thread(self.notify, str(error), severity="error", timeout=8)
-            return
+        """Snapshot the worktree and write the round, after every change made before it."""
+        reader = FileReader(self.worktree, self.sides.old if self.sides is not None else None)
+        self.saving.add(
+            Change(
+                "sending the review",
+                lambda: rounds.send(self.store, self.worktree, verdict, summary, reader),
+                text=summary,
+                done=self._sent,
+            )
+        )
+
+    def _sent(self, sent: object) -> None:
+        assert isinstance(sent, Round)
         count = len(sent.comment_ids)
-        message = f"Sent review {sent.id}: {count} comment{'s' * (count != 1)}."
-        self.app.call_from_thread(self.notify, message, timeout=4)
-        self.app.call_from_thread(self._refresh_review)
+        self.notify(f"Sent review {sent.id}: {count} comment{'s' * (count != 1)}.", timeout=4)
 
     def action_since_review(self) -> None:
         """Show only what changed since the last review was sent, or everything again."""
         self.chosen = Scope() if self.chosen.since_review else Scope(since_review=True)
         self.load()
+
+
+def _place_of(where: Where) -> str:
+    """A comment's place, as messages name it: "comment on src/app.py:12-14"."""
+    lines = "" if where.line is None else f":{where.line}" + (f"-{where.end_line}" if where.end_line not in (None, where.line) else "")
+    return f"comment on {visible(where.path)}{lines}"

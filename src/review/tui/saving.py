@@ -1,0 +1,210 @@
+"""The reviewer's changes to the review, saved in the background in the order they were made.
+
+Saving takes the review's lock (an agent may hold it for seconds), fsyncs, and may run git, so it
+never runs on the UI thread. A change that cannot be saved yet, because the review file is
+unreadable, locked or unwritable, stays queued with everything after it, and is tried again when
+the review file changes and every few seconds. Meanwhile the text the reviewer typed is also kept
+in `.review/unsaved.md`, so that nothing typed is lost even if the viewer is closed or killed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from textual.dom import DOMNode
+
+from review.errors import CannotWrite, ReviewError
+from review.store import Review, ReviewLocked, Store, UnreadableReview, now, replace_atomically
+
+UNSAVED = "unsaved.md"
+
+# These go away when the file is fixed or the other writer finishes: the change waits for that.
+# Any other error is about the change itself (its comment was deleted meanwhile): it is dropped.
+_PASSING = (UnreadableReview, ReviewLocked, CannotWrite)
+
+RETRY_SECONDS = 2.0
+"""How often a change that could not be saved is tried again, besides when the file changes."""
+
+
+@dataclass(eq=False)
+class Change:
+    """One change the reviewer made: a comment, an edit, a reply, a mark, a sending."""
+
+    what: str
+    """What it is, for messages: "comment on src/app.py:12"."""
+    save: Callable[[], object]
+    """Makes the change through the core; runs on a worker thread, may raise ReviewError."""
+    text: str = ""
+    """What the reviewer typed, kept in `.review/unsaved.md` while the change is not saved."""
+    done: Callable[[object], None] | None = None
+    """Called on the UI thread with what `save` returned, once it is saved."""
+    failed_at: str | None = field(default=None, init=False)
+
+
+class Saving:
+    """The queue of the reviewer's changes to one worktree's review.
+
+    `owner` is the screen: its workers run the saving, and it is told of every outcome through
+    `saved` (a change was saved; with the review as it is now, None if it cannot be read),
+    `problem` (a one-line message) and `changed` (the number of changes waiting changed).
+    """
+
+    def __init__(
+        self,
+        owner: DOMNode,
+        store: Store,
+        *,
+        saved: Callable[[Change, Review | None], None],
+        problem: Callable[[str], None],
+        changed: Callable[[], None],
+    ) -> None:
+        self._owner = owner
+        self._store = store
+        self._saved = saved
+        self._problem = problem
+        self._changed = changed
+        self._queue: deque[Change] = deque()
+        self._lock = threading.Lock()
+        self._running = False
+        self._stuck = False
+        self._kept: list[Change] = []
+        """Changes whose text is in the unsaved file: stuck ones, and dropped ones for good."""
+        self._earlier = self._read_earlier()
+
+    @property
+    def file(self) -> Path:
+        return self._store.folder / UNSAVED
+
+    @property
+    def waiting(self) -> int:
+        """Changes not saved yet, including the one being saved."""
+        with self._lock:
+            return len(self._queue)
+
+    @property
+    def stuck(self) -> bool:
+        """Whether the first change failed and waits to be tried again."""
+        return self._stuck
+
+    def earlier(self) -> bool:
+        """Whether an earlier session left text it could not save in the unsaved file."""
+        return bool(self._earlier)
+
+    def add(self, change: Change) -> None:
+        """Queue a change behind the others and start saving."""
+        with self._lock:
+            self._queue.append(change)
+        self._changed()
+        if not self._stuck:
+            self._start()
+
+    def retry(self) -> None:
+        """Try the stuck change again (the review file changed, or time passed)."""
+        if self._stuck:
+            self._stuck = False
+            self._start()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._running or not self._queue:
+                return
+            self._running = True
+        self._owner.run_worker(self._drain, thread=True, group="saving", exit_on_error=False)
+
+    def _drain(self) -> None:
+        """Worker thread: save the changes in order until none is left or one cannot be saved."""
+        call = self._owner.app.call_from_thread
+        while True:
+            with self._lock:
+                if not self._queue:
+                    self._running = False
+                    return
+                change = self._queue[0]
+            try:
+                result = change.save()
+            except _PASSING as error:
+                with self._lock:
+                    self._running = False
+                call(self._stick, change, str(error))
+                return
+            except ReviewError as error:
+                self._pop()
+                call(self._drop, change, str(error))
+                continue
+            except Exception as error:  # our bug: the reviewer's text is still kept
+                self._pop()
+                call(self._drop, change, f"internal error: {type(error).__name__}: {error}")
+                continue
+            self._pop()
+            try:
+                review: Review | None = self._store.read()
+            except ReviewError:
+                review = None
+            call(self._finish, change, result, review)
+
+    def _pop(self) -> None:
+        with self._lock:
+            self._queue.popleft()
+
+    def _finish(self, change: Change, result: object, review: Review | None) -> None:
+        if change in self._kept:
+            self._kept.remove(change)
+            try:
+                self._write_kept()
+            except CannotWrite:
+                pass  # the text is saved in the review now; an old copy beside it harms nothing
+        if change.done is not None:
+            change.done(result)
+        self._saved(change, review)
+        self._changed()
+
+    def _stick(self, change: Change, reason: str) -> None:
+        self._stuck = True
+        first = change.failed_at is None
+        if first:
+            change.failed_at = now()
+        kept = self._keep(change)
+        if first:
+            count = self.waiting
+            waiting = f"{count} change{'s' * (count != 1)}" if count > 1 else change.what
+            self._problem(f"Not saved yet: {waiting}. {reason}. It is saved as soon as the file can be written{kept}.")
+        self._changed()
+
+    def _drop(self, change: Change, reason: str) -> None:
+        kept = self._keep(change)
+        self._problem(f"Not saved: {change.what}: {reason}{kept}.")
+        self._changed()
+
+    def _keep(self, change: Change) -> str:
+        """Put the change's text in the unsaved file; the words that say so in a message."""
+        if not change.text.strip():
+            return ""
+        if change not in self._kept:
+            self._kept.append(change)
+        try:
+            self._write_kept()
+        except CannotWrite as error:
+            return f"; your text could not be kept in a file either ({error}): do not quit"
+        return f"; your text is kept in {self.file}"
+
+    def _write_kept(self) -> None:
+        parts = [self._earlier] if self._earlier else []
+        for change in self._kept:
+            parts.append(f"## {change.what} ({change.failed_at or now()})\n\n{change.text.strip()}\n")
+        if not parts:
+            self.file.unlink(missing_ok=True)
+            return
+        heading = "# Text written in review that could not be saved\n\n"
+        body = "\n".join(parts)
+        self._store.make_folder()
+        replace_atomically(self.file, (body if body.startswith("# ") else heading + body).encode())
+
+    def _read_earlier(self) -> str:
+        try:
+            return self.file.read_text(encoding="utf-8", errors="replace").rstrip() + "\n"
+        except OSError:
+            return ""
