@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from conftest import Repo
+
 from review import __version__
 
 
 def review(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     command = [shutil.which("review") or sys.executable, *([] if shutil.which("review") else ["-m", "review"])]
-    return subprocess.run([*command, *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    return subprocess.run([*command, *args], cwd=cwd, capture_output=True, text=True, timeout=60, check=False)
 
 
 def test_version() -> None:
@@ -70,14 +72,55 @@ def test_install_links_the_skill_and_hooks_and_uninstall_takes_them_away(tmp_pat
     settings = (home / ".claude" / "settings.json").read_text()
     assert "hook claude" in settings and "hook codex" in (home / ".codex" / "hooks.json").read_text()
     assert len(done.stdout.splitlines()) >= 5
-    assert review("install", "all").stdout.strip() == "nothing to change"
+    assert review("install", "all").stdout.splitlines()[0] == "nothing to change"
     undone = review("install", "all", "--uninstall")
     assert undone.returncode == 0, undone.stderr
     assert not (home / ".claude" / "skills" / "review").exists()
-    assert "hook claude" not in (home / ".claude" / "settings.json").read_text()
+    # Nothing is left behind: the settings files and folders install made are gone again.
+    assert list(home.glob(".[acp]*")) == []
+
+
+def test_install_says_when_review_is_not_on_path_and_how_to_put_it_there(tmp_path: Path) -> None:
+    installed = Path(sys.executable).parent / "review"
+    system = [folder for folder in os.environ["PATH"].split(os.pathsep) if not (Path(folder) / "review").exists()]
+    done = subprocess.run(
+        [str(installed), "install", "pi"],
+        env={**os.environ, "PATH": os.pathsep.join(system)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == (
+        f"review is not on PATH: agents are told to run {installed} instead (once fixed, open a new shell);"
+        f" to fix it: mkdir -p ~/.local/bin && ln -sf {installed} ~/.local/bin/review"
+        " && echo 'export PATH=\"$HOME/.local/bin:$PATH\"' >> ~/.profile"
+    )
+
+
+def test_install_names_a_skill_link_of_another_agent_left_dangling(tmp_path: Path) -> None:
+    link = Path.home() / ".agents" / "skills" / "review"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(tmp_path / "deleted-venv" / "skills" / "review")
+    done = review("install", "claude")
+    assert done.returncode == 0, done.stderr
+    assert f"the skill link {link} points to {tmp_path / 'deleted-venv' / 'skills' / 'review'}, which is gone;" in done.stdout
+    assert "install codex" in done.stdout
+
+
+def test_a_project_install_writes_no_path_of_this_machine_into_the_repository(project: Repo) -> None:
+    done = review("install", "all", "--project", cwd=project.root)
+    assert done.returncode == 0, done.stderr
+    written = [path for path in project.root.rglob("*") if ".git" not in path.parts and path.is_file()]
+    assert {path.name for path in written} >= {"SKILL.md", "settings.json", "hooks.json"}
+    for path in written:
+        assert not any(part.is_symlink() for part in (path, *path.parents))
+        assert "/tmp/" not in path.read_text() and sys.prefix not in path.read_text(), path
+    assert "git -C" in done.stdout and "commit" in done.stdout
 
 
 def test_every_verb_has_help() -> None:
-    for verb in ("demo", "comment", "send", "pending", "reply", "resolve", "wait", "hook", "watch", "install"):
+    for verb in ("demo", "comment", "send", "pending", "reply", "resolve", "wait", "hook", "watch", "install", "doctor"):
         done = review(verb, "--help")
         assert done.returncode == 0 and f"review {verb}" in done.stdout, verb

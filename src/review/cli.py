@@ -33,6 +33,7 @@ verbs:
   review watch [REPO]                   paste a pointer into each agent's tmux pane when a review is sent
   review install claude|codex|pi|all [--project] [--uninstall]
                                         install the skill (and hooks) for an agent
+  review doctor [--json]                whether the review loop will work here, and what fixes it
 
 Run 'review VERB --help' for a verb's options."""
 
@@ -273,10 +274,12 @@ def _resolve(argv: Sequence[str]) -> int:
 def _install(argv: Sequence[str]) -> int:
     parser = _verb_parser("install", "Install the review skill (and the hooks of Claude Code and Codex) for an agent.")
     parser.add_argument("agent", choices=("claude", "codex", "pi", "all"))
-    parser.add_argument("--project", action="store_true", help="into this repository rather than user-wide")
-    parser.add_argument("--uninstall", action="store_true", help="remove exactly what install added")
+    parser.add_argument(
+        "--project", action="store_true", help="into this repository, as files to commit, rather than user-wide"
+    )
+    parser.add_argument("--uninstall", action="store_true", help="remove what install added, as it was before")
     args = parser.parse_args(argv)
-    from review import git, install
+    from review import doctor, git, install
 
     root = git.find_worktree(args.where).root if args.project else None
     if args.uninstall:
@@ -285,7 +288,30 @@ def _install(argv: Sequence[str]) -> int:
         changes = install.install([args.agent], root=root, skill=install.skill_folder(), command=install.review_command())
     for change in changes:
         print(change.what)
+    if not args.uninstall:
+        # What agents are told to run must run: say so when review is not on their PATH.
+        for problem in doctor.after_install(root):
+            print(f"{problem.says}; to fix it: {problem.fix}")
     return 1 if any(change.skipped for change in changes) else 0
+
+
+def _doctor(argv: Sequence[str]) -> int:
+    parser = _verb_parser("doctor", "Whether the review loop will work here; each problem with the command that fixes it.")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args(argv)
+    from dataclasses import asdict
+
+    from review import doctor
+
+    checks = doctor.check(Path(args.where).absolute())
+    problems = [found for found in checks if not found.ok]
+    if args.json:
+        print(json.dumps({"ok": not problems, "checks": [asdict(found) for found in checks]}, indent=2))
+    else:
+        for found in checks:
+            print(f"ok       {found.says}" if found.ok else f"problem  {found.says}; to fix it: {found.fix}")
+        print("all is well" if not problems else f"{len(problems)} problem{'s' * (len(problems) != 1)}")
+    return 1 if problems else 0
 
 
 def _watch(argv: Sequence[str]) -> int:
@@ -316,6 +342,7 @@ VERBS: dict[str, Callable[[Sequence[str]], int]] = {
     "hook": _hook,
     "watch": _watch,
     "install": _install,
+    "doctor": _doctor,
 }
 
 
