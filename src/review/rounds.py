@@ -50,8 +50,12 @@ def send(
         return review, sent
 
     review, sent = store.update(change)
-    git.keep(worktree, f"refs/review/{git.worktree_name(worktree)}/{sent.id}", snapshot)
-    write_instructions(store, worktree, review, sent, read)
+    try:
+        git.keep(worktree, f"refs/review/{git.worktree_name(worktree)}/{sent.id}", snapshot)
+        write_instructions(store, worktree, review, sent, read)
+    except ReviewError as error:
+        # The round is in the review file, so the agent can read it: say so, lest it be sent twice.
+        raise type(error)(f"review {sent.id} was sent, but {error}") from None
     return sent
 
 
