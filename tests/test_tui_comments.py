@@ -144,7 +144,7 @@ async def test_e_edits_the_comment_under_the_cursor(agent_worktree: Repo) -> Non
         await write(pilot, " and more", "ctrl+t")
         [comment] = stored(agent_worktree)
         assert comment.body == "first words and more"
-        assert comment.severity == "nit"
+        assert comment.severity == "question"
 
 
 async def test_d_deletes_only_after_confirming(agent_worktree: Repo) -> None:

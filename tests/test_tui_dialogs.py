@@ -3,6 +3,7 @@ the list of comments. Each dialog is opened by a small app that records what it 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,8 +12,9 @@ from textual.app import App
 from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, TextArea
+from textual.widgets import OptionList, RadioButton, TextArea
 
+from review.comments import SEVERITIES
 from review.store import Comment, Reply
 from review.tui.comment_editor import CommentEditor, EditorResult
 from review.tui.comments_panel import CommentsPanel, PanelEntry
@@ -91,10 +93,22 @@ async def test_the_editor_opens_with_the_cursor_after_the_text() -> None:
         assert result_of(pilot) == EditorResult("Rename this please", "should")
 
 
-async def test_ctrl_t_chooses_the_next_severity_and_wraps_around() -> None:
-    async with Host(editor(severity="nit")).run_test(size=SIZE) as pilot:
-        await pilot.press("ctrl+t", "ctrl+t", *"Why?", "ctrl+s")
-        assert result_of(pilot) == EditorResult("Why?", "must")
+async def test_ctrl_t_goes_through_the_severities_in_the_order_agents_act_on_them() -> None:
+    dialog = editor(severity="must")
+    async with Host(dialog).run_test(size=SIZE) as pilot:
+        chosen = [dialog.severity]
+        for _ in range(4):
+            await pilot.press("ctrl+t")
+            chosen.append(dialog.severity)
+        assert chosen == ["must", "should", "question", "nit", "must"]
+        pressed = [button.name for button in dialog.query(RadioButton) if button.value]
+        assert pressed == ["must"]
+
+
+def test_the_chooser_and_the_readme_list_the_severities_in_the_one_order() -> None:
+    assert SEVERITIES == ("must", "should", "question", "nit")
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    assert "changes the severity (must, should, question, nit)" in readme
 
 
 async def test_the_severity_can_be_chosen_with_tab_and_the_arrows() -> None:
@@ -155,7 +169,7 @@ async def test_escape_with_new_text_keeps_it_as_a_draft() -> None:
 async def test_escape_after_changing_only_the_severity_keeps_the_change() -> None:
     async with Host(editor(body="Rename this")).run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+t", "escape")
-        assert result_of(pilot) == EditorResult("Rename this", "nit", kept=True)
+        assert result_of(pilot) == EditorResult("Rename this", "question", kept=True)
 
 
 async def test_ctrl_s_on_an_empty_comment_stays_open_and_says_why() -> None:

@@ -29,7 +29,9 @@ from review.store import (
 from review.text import decode
 
 SEVERITIES: tuple[Severity, ...] = ("must", "should", "question", "nit")
-"""In the order instructions list them: what must change first."""
+"""The one order of the severities, everywhere they are listed: instructions, the comment editor's
+chooser and `ctrl+t`, the README. What must change comes first, as agents act on it."""
+
 
 class CommentError(ReviewError):
     """A change to a comment that its state does not allow."""

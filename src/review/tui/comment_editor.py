@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import get_args
 
 from rich.text import Text
 from textual import events
@@ -18,14 +17,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Label, RadioButton, RadioSet, Static, TextArea
 
+from review.comments import SEVERITIES
 from review.store import Severity
 from review.text import visible
 from review.tui.dialog import Dialog
 
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
-
-SEVERITIES: tuple[Severity, ...] = get_args(Severity)
-"""The severities in the order the chooser shows them and `ctrl+t` cycles through them."""
 
 
 def editable(text: str) -> str:
