@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -15,10 +16,13 @@ from pathlib import Path
 
 import pytest
 from conftest import Repo
-from tmux import Terminal
+from tmux import Terminal, review_command
 
+from review import agent
 from review import deliver as delivery
 from review.deliver import DeliveryFailed, Pane, Tmux, deliver, find_agent_pane, is_idle
+from review.store import Store
+from review.watch import Watcher
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
 
@@ -436,3 +440,38 @@ def test_without_tmux_installed_delivery_fails_with_one_line(tmp_path: Path, mon
     assert not tmux.available()
     with pytest.raises(DeliveryFailed, match="tmux is not installed"):
         tmux.panes()
+
+
+# What `review watch` tells
+
+
+def test_watch_tells_of_the_reviewers_answer_once_and_never_interrupts_for_an_approval(
+    server: Server, worktree: Path, agents: Path, tmp_path: Path
+) -> None:
+    def review(*args: str) -> None:
+        subprocess.run([review_command(), *args], cwd=worktree, check=True, capture_output=True, timeout=60)
+
+    review("comment", "src/app.py:5", "-m", "Why this line?")
+    review("send")
+    review("pending")
+    review("reply", "c1", "-m", "Which line do you mean?")
+    log = tmp_path / "log"
+    pane = server.agent(worktree, stand_in(agents), log)
+    agent.record(worktree, "idle", "claude", "Stop")
+    said: list[str] = []
+    watcher = Watcher(worktree, server.tmux, ("claude",), said.append)
+
+    watcher.tick([worktree])
+    assert lines_read(log) == [] and said == []  # the agent's own reply is no news
+
+    review("reply", "c1", "--as", "reviewer", "-m", "Line 5.")
+    watcher.tick([worktree])
+    server.wait_for(pane, "got: ")
+    [line] = wait_for_lines(log)
+    assert " pending  # The reviewer answered you on c1. This command prints it." in line
+    assert Store(worktree).read().comment("c1").thread[1].delivered_at is not None
+
+    review("send", "--approve", "-m", "Ship it")
+    watcher.tick([worktree])
+    assert len(lines_read(log)) == 1
+    assert Store(worktree).read().rounds[-1].delivered_at is None  # left for `review wait` or `pending`

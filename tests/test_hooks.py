@@ -7,11 +7,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo
+from tmux import review_command
+
 from review import agent
 from review.store import Store
-from tmux import review_command
 
 # As Claude Code sends them (recorded; the paths are filled in per test).
 CLAUDE_STOP = {
@@ -41,7 +41,7 @@ CLAUDE_IDLE = {
 def hook(repo: Repo, event: dict, harness: str = "claude", raw: str | None = None) -> subprocess.CompletedProcess[str]:  # type: ignore[type-arg]
     payload = raw if raw is not None else json.dumps({**event, "cwd": str(repo.root)})
     return subprocess.run(
-        [review_command(), "hook", harness], input=payload, cwd=repo.root, capture_output=True, text=True, timeout=60
+        [review_command(), "hook", harness], input=payload, cwd=repo.root, capture_output=True, text=True, timeout=60, check=False
     )
 
 
@@ -118,6 +118,7 @@ def test_a_hook_outside_any_repository_does_nothing(tmp_path: Path) -> None:
         cwd=tmp_path,
         capture_output=True,
         text=True,
+        check=False,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 

@@ -7,17 +7,17 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo
+from tmux import review_command
+
 from review import git, scope
 from review.scope import Scope
 from review.store import Store
-from tmux import review_command
 
 
 def review(repo: Repo, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [review_command(), *args], cwd=cwd or repo.root, capture_output=True, text=True, timeout=60
+        [review_command(), *args], cwd=cwd or repo.root, capture_output=True, text=True, timeout=60, check=False
     )
 
 
@@ -162,7 +162,8 @@ def test_a_comment_whose_code_is_gone_is_shown_at_file_level(worked: Repo) -> No
 def test_reply_and_resolve_answer_the_comment(worked: Repo) -> None:
     ok(worked, "comment", "src/app.py:5", "-m", "Why double it?")
     ok(worked, "send")
-    assert ok(worked, "reply", "c1", "-m", "Because the spec says so").strip() == "Replied to c1."
+    said = ok(worked, "reply", "c1", "-m", "Because the spec says so")
+    assert said.startswith("Replied to c1. `") and said.endswith(" wait` waits for the reviewer's answer.\n")
     assert ok(worked, "resolve", "c1", "-m", "Added a comment explaining it").strip() == "Marked c1 addressed."
     [comment] = Store(worked.root).read().comments
     assert comment.status == "addressed"
@@ -193,6 +194,7 @@ def test_verbs_act_on_the_worktree_given_with_c(worked: Repo, tmp_path: Path) ->
         cwd=tmp_path,
         capture_output=True,
         text=True,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert Store(worked.root).read().comments[0].path == "src/app.py"

@@ -25,10 +25,10 @@ verbs:
   review comment FILE:LINE[-END] -m TEXT  add a draft comment (--old, --severity)
   review send [-m SUMMARY] [--approve | --request-changes]
                                         send the drafts to the agent as one round
-  review pending [--json]               the open comments, as instructions for the agent
-  review reply ID -m TEXT               answer in a comment's thread
+  review pending [--json]               open comments and new replies, as instructions
+  review reply ID -m TEXT               answer in a comment's thread (--as reviewer)
   review resolve ID [-m NOTE]           the agent marks a comment addressed
-  review wait [--timeout S] [--json]    wait until a review is sent, then print it
+  review wait [--timeout S] [--json]    wait for news from the reviewer, then print it
   review hook claude|codex              entry point for the agent's hooks (JSON on stdin)
   review watch [REPO]                   paste a pointer into each agent's tmux pane when a review is sent
   review install claude|codex|pi|all [--project] [--uninstall]
@@ -191,42 +191,64 @@ def _send(argv: Sequence[str]) -> int:
 
 
 def _pending(argv: Sequence[str]) -> int:
-    parser = _verb_parser("pending", "The open comments of the review, as instructions for the agent.")
+    parser = _verb_parser("pending", "The open comments and the reviewer's new replies, as instructions for the agent.")
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     args = parser.parse_args(argv)
     here = _Here(args.where)
-    _print_instructions(here, args.json, always=False)
+    _print_instructions(here, args.json, waited=False)
     return 0
 
 
-def _print_instructions(here: _Here, as_json: bool, *, always: bool) -> None:
-    """Print the open comments as `pending` does, and record that the agent has been told."""
-    from review import hooks, instructions
+def _print_instructions(here: _Here, as_json: bool, *, waited: bool) -> None:
+    """Print the open comments and the news as `pending` does, and mark what was printed
+    delivered. After a wait, the round is shown even with nothing to change, and the JSON says
+    what the news was."""
+    from review import command, instructions, news
 
     review = here.reanchored()
     latest = review.latest_round()
-    items = instructions.gather(review, here.read)
+    told = news.find(review)
+    items = instructions.gather(review, here.read, told)
+    always = waited or bool(told.rounds)
     if not items and not (always and latest is not None):
         return
     if as_json:
-        print(json.dumps(instructions.as_json(here.worktree.root, latest, items), indent=2, ensure_ascii=False))
+        data = instructions.as_json(here.worktree.root, latest, items)
+        if waited:
+            data["news"] = told.kinds()
+        print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        sys.stdout.write(instructions.markdown(here.worktree.root, latest, items, always=always))
+        sys.stdout.write(instructions.markdown(here.worktree.root, latest, items, review=command.runnable(), always=always))
     sys.stdout.flush()
-    hooks.mark_delivered(here.store)
+    news.mark_delivered(here.store, told)
 
 
 def _wait(argv: Sequence[str]) -> int:
-    parser = _verb_parser("wait", "Wait until a review is sent to this worktree, then print it as `pending` does.")
+    parser = _verb_parser(
+        "wait",
+        "Wait for news from the reviewer (a review sent, an answer in a comment's thread), then print it as"
+        " `pending` does. Returns at once when there is news the agent was not told of yet.",
+    )
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="give up after this long (exit status 1)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown, with \"news\": what came")
     args = parser.parse_args(argv)
-    from review.wait import wait_for_review
+    from review import command, news
+    from review.wait import wait_for_news
 
     here = _Here(args.where)
-    if wait_for_review(here.store, args.timeout) is None:
-        raise ReviewError(f"no review was sent within {args.timeout:g} seconds")
-    _print_instructions(here, args.json, always=True)
+    review = here.store.read()
+    still_open = sum(1 for c in review.comments if c.status == "open")
+    if still_open and not news.find(review):
+        # Comments the agent was told of do not end a wait: say where they are, in case it forgot.
+        print(
+            f"review wait: {still_open} comment{'s' * (still_open != 1)} still open (`{command.runnable()} pending`"
+            f" shows {'them' if still_open > 1 else 'it'}); waiting for news from the reviewer",
+            file=sys.stderr,
+            flush=True,
+        )
+    if wait_for_news(here.store, args.timeout) is None:
+        raise ReviewError(f"nothing new from the reviewer within {args.timeout:g} seconds")
+    _print_instructions(here, args.json, waited=True)
     return 0
 
 
@@ -254,7 +276,12 @@ def _reply(argv: Sequence[str]) -> int:
 
     here = _Here(args.where)
     comments.reply(here.store, args.id, args.author, args.message)
-    print(f"Replied to {args.id}.")
+    if args.author == "agent":
+        from review import command
+
+        print(f"Replied to {args.id}. `{command.runnable()} wait` waits for the reviewer's answer.")
+    else:
+        print(f"Replied to {args.id}.")
     return 0
 
 

@@ -1,8 +1,9 @@
 """`review hook claude|codex`: what the agent harnesses' hooks call, with the event's JSON on stdin.
 
-On `Stop`, while a sent review has comments the agent has not been told of, the hook blocks the
-stop with a short pointer to `review pending`, and marks that review delivered: the same review
-never blocks twice, and a stop that a hook already continued (`stop_hook_active`) is let through.
+On `Stop`, while there is news the agent has not been told of (a review sent, a reviewer's reply;
+see `review.news`), the hook blocks the stop with a short pointer to `review pending`, and marks
+that news delivered: the same news never blocks twice, and a stop that a hook already continued
+(`stop_hook_active`) is let through.
 On every event the agent's state is recorded for the overview and for `review watch`.
 
 A hook must never break the agent: whatever goes wrong, it exits 0, and says why on stderr only.
@@ -15,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from review import agent, git
+from review import agent, command, git, news
 from review.agent import State
 from review.errors import ReviewError
-from review.store import Review, Store, now
+from review.news import News
+from review.store import Store
 
 HARNESSES = ("claude", "codex")
 
@@ -48,15 +50,15 @@ def run(harness: str, payload: str, cwd: Path) -> Answer:
     """Handle one hook call; never raises."""
     try:
         event = json.loads(payload)
-        if not isinstance(event, dict):
-            raise ValueError("not a JSON object")
     except ValueError as error:
         return Answer(stderr=f"review hook {harness}: the hook input is not valid JSON ({error}); nothing done")
+    if not isinstance(event, dict):
+        return Answer(stderr=f"review hook {harness}: the hook input is not a JSON object; nothing done")
     try:
         return _handle(harness, event, cwd)
     except ReviewError as error:
         return Answer(stderr=f"review hook {harness}: {error}")
-    except Exception as error:  # a hook must not break the agent, even on our bug
+    except Exception as error:  # noqa: BLE001 - a hook must not break the agent, even on our bug
         return Answer(stderr=f"review hook {harness}: internal error: {type(error).__name__}: {error}")
 
 
@@ -75,7 +77,7 @@ def _handle(harness: str, event: dict[str, Any], cwd: Path) -> Answer:
         pointer = _deliver(Store(worktree.root))
         if pointer:
             answer = Answer(stdout=json.dumps({"decision": "block", "reason": pointer}))
-            state = "working"  # it goes on, to read the review
+            state = "working"  # it goes on, to read the news
     if state is not None:
         agent.record(worktree.root, state, harness, name)
     return answer
@@ -87,36 +89,25 @@ def _idle_notice(event: dict[str, Any]) -> bool:
     return kind == "idle_prompt" or "waiting for your input" in message
 
 
-def undelivered(review: Review) -> list[str]:
-    """Ids of the rounds with open comments that the agent has not been told of yet."""
-    open_rounds = {c.round for c in review.comments if c.status == "open"}
-    return [r.id for r in review.rounds if r.delivered_at is None and r.id in open_rounds]
-
-
-def mark_delivered(store: Store) -> int:
-    """Record that the agent has been told of every sent round; the number of open comments."""
-
-    def change(review: Review) -> int:
-        for sent in review.rounds:
-            if sent.delivered_at is None:
-                sent.delivered_at = now()
-        return sum(1 for c in review.comments if c.status == "open")
-
-    return store.update(change)
-
-
 def _deliver(store: Store) -> str:
-    """The pointer to block a stop with, once per review; empty when there is nothing new."""
-    if not undelivered(store.read()):
-        return ""
-    count = mark_delivered(store)
-    return pointer(count)
+    """The pointer to block a stop with, once per piece of news; empty when there is none."""
+    told = news.deliver(store, interrupting=True)
+    return pointer(told) if told else ""
 
 
-def pointer(count: int) -> str:
-    """The one line that tells an agent a review is waiting."""
-    comments = f"{count} review comment{'s' * (count != 1)}"
+def pointer(told: News) -> str:
+    """The one line that tells an agent of news worth interrupting it for (`News.interrupting`):
+    a command that prints it, runnable as written in the agent's shell, then what it is and what
+    to do, after a `#` so that a shell ignores them."""
+    review = command.runnable()
+    said = []
+    if told.asking:
+        said.append(f"{told.open} review comment{'s wait' if told.open != 1 else ' waits'} for you on this worktree")
+    if told.replies:
+        said.append(f"the reviewer answered you on {', '.join(told.answered())}")
+    what = "; ".join(said)
     return (
-        f"{comments} on this worktree wait for you: run `review pending` to read them, fix each one, "
-        "then answer with `review resolve ID -m ...` (or `review reply ID -m ...`)."
+        f"{review} pending  # {what[0].upper()}{what[1:]}. This command prints {'them' if told.open > 1 else 'it'}."
+        f' Fix what each comment asks, then answer it with {review} resolve ID -m "what you did"'
+        f' (or {review} reply ID -m "your answer" to disagree or ask).'
     )

@@ -2,7 +2,9 @@
 
 Each comment says where (the path and the line numbers as the file is now), quotes the code with a
 line of context on each side, gives the reviewer's words and severity, and says exactly how to
-answer. Comments are grouped by file in diff order, and within a file the weightiest come first.
+answer, with a command that runs as written in the agent's shell. Comments are grouped by file in
+diff order, and within a file the weightiest come first. Each comment comes with its whole thread,
+and the reviewer's replies the agent was not told of are marked new.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from review.comments import open_comments, severity_rank, side_path
+from review.news import News
 from review.store import Comment, Review, Round, Side
 from review.text import visible
 
@@ -35,12 +38,22 @@ class Quote:
 class Instruction:
     comment: Comment
     quote: Quote
+    new: frozenset[int] = frozenset()
+    """Which replies of the thread (by index) are news to the agent."""
 
 
-def gather(review: Review, read: Callable[[str, Side], list[str] | None]) -> list[Instruction]:
+def gather(review: Review, read: Callable[[str, Side], list[str] | None], told: News | None = None) -> list[Instruction]:
     """The open comments in the order an agent should take them: by file in diff order (git's
-    path order), weightiest first, then by line."""
-    found = [Instruction(c, _quote(c, read(side_path(c), c.side))) for c in open_comments(review)]
+    path order), weightiest first, then by line; with the replies that are news in `told`."""
+    told = told or News()
+    found = [
+        Instruction(
+            c,
+            _quote(c, read(side_path(c), c.side)),
+            frozenset(index for index in range(len(c.thread)) if told.is_new(c.id, index)),
+        )
+        for c in open_comments(review)
+    ]
     return sorted(
         found,
         key=lambda item: (
@@ -63,9 +76,12 @@ def _quote(comment: Comment, lines: list[str] | None) -> Quote:
     return Quote(first, shown, range(comment.line - first, end - first + 1))
 
 
-def markdown(worktree: Path, latest: Round | None, items: Sequence[Instruction], *, always: bool = False) -> str:
-    """The instructions as Markdown; empty when nothing is open, unless `always` (then the round's
-    verdict and summary, and that there is nothing to change)."""
+def markdown(
+    worktree: Path, latest: Round | None, items: Sequence[Instruction], *, review: str, always: bool = False
+) -> str:
+    """The instructions as Markdown; empty when there are none, unless `always` (then the round's
+    verdict and summary, and that there is nothing to change). `review` is the command that runs
+    review in the agent's shell (`review.command.runnable`)."""
     if not items and not (always and latest is not None):
         return ""
     out: list[str] = []
@@ -77,14 +93,9 @@ def markdown(worktree: Path, latest: Round | None, items: Sequence[Instruction],
     if latest is not None and latest.summary.strip():
         out.extend("> " + line if line else ">" for line in latest.summary.strip().splitlines())
         out.append("")
-    count = len(items)
-    if not count:
+    if not items:
         return "\n".join([*out, "Nothing to change."]) + "\n"
-    out.append(
-        f"{count} comment{'s' * (count != 1)} to address, in {worktree}. For each one: change the code, then run "
-        '`review resolve ID -m "what you did"`. If you disagree or need to ask, run '
-        '`review reply ID -m "your answer"` instead. Line numbers are those of the files as they are now.'
-    )
+    out.append(_opening(worktree, items, review))
     path = None
     for item in items:
         comment = item.comment
@@ -95,12 +106,28 @@ def markdown(worktree: Path, latest: Round | None, items: Sequence[Instruction],
         out.extend(_code_block(item.quote))
         out.append("")
         out.append(comment.body.strip())
-        for reply in comment.thread:
-            out.append("")
-            out.append(f"*{reply.author}, {reply.at}:* {reply.body.strip()}")
+        for index, reply in enumerate(comment.thread):
+            new = "**New:** " if index in item.new else ""
+            out.extend(["", f"{new}*{reply.author}, {reply.at}:* {reply.body.strip()}"])
         out.append("")
-        out.append(f'Answer: `review resolve {comment.id} -m "..."` or `review reply {comment.id} -m "..."`')
+        out.append(f'Answer: `{review} resolve {comment.id} -m "..."` or `{review} reply {comment.id} -m "..."`')
     return "\n".join(out) + "\n"
+
+
+def _opening(worktree: Path, items: Sequence[Instruction], review: str) -> str:
+    count = len(items)
+    answered = [item.comment.id for item in items if item.new]
+    said = [f"{count} comment{'s' * (count != 1)} to address, in {worktree}."]
+    if answered:
+        said.append(
+            f"The reviewer answered you on {', '.join(answered)}: the new replies are marked **New:**."
+        )
+    said.append(
+        f'For each comment: change the code, then run `{review} resolve ID -m "what you did"`. If you disagree '
+        f'or need to ask, run `{review} reply ID -m "your answer"` instead. Line numbers are those of the files '
+        "as they are now."
+    )
+    return " ".join(said)
 
 
 def _where(comment: Comment) -> str:
@@ -135,7 +162,8 @@ def _code_block(quote: Quote) -> list[str]:
 
 
 def as_json(worktree: Path, latest: Round | None, items: Sequence[Instruction]) -> dict[str, Any]:
-    """The instructions as the JSON of DESIGN.md (`review pending --json`)."""
+    """The instructions as the JSON of DESIGN.md (`review pending --json`); each reply in a thread
+    also says whether it is `new` to the agent."""
     return {
         "worktree": str(worktree),
         "round": None
@@ -153,7 +181,10 @@ def as_json(worktree: Path, latest: Round | None, items: Sequence[Instruction]) 
                 "anchor_state": item.comment.anchor_state,
                 "body": item.comment.body,
                 "code": [item.quote.lines[i] for i in item.quote.commented],
-                "thread": [{"author": r.author, "body": r.body, "at": r.at} for r in item.comment.thread],
+                "thread": [
+                    {"author": r.author, "body": r.body, "at": r.at, "new": index in item.new}
+                    for index, r in enumerate(item.comment.thread)
+                ],
             }
             for item in items
         ],

@@ -75,6 +75,8 @@ class Reply:
     author: Author
     body: str
     at: str = field(default_factory=now)
+    delivered_at: str | None = None
+    """When the agent was told of a reviewer's reply; None until then (and for the agent's own)."""
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     """Keys this version does not know, written back as they were."""
 

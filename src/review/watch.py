@@ -1,9 +1,10 @@
-"""`review watch [REPO]`: when a review is sent to any worktree of the repository, tell its agent.
+"""`review watch [REPO]`: when there is news for the agent of any worktree of the repository (a
+review sent, a reviewer's reply), tell it.
 
 The agent is found in tmux: a pane whose current folder is in the worktree and that runs a known
 agent. Once the agent is idle, a one-line pointer to `review pending` is pasted into its prompt and
-sent. The files stay the truth: this is a push on top of them, and a review the agent already
-heard of (through its Stop hook, `review pending` or `review wait`) is not pushed again.
+sent. The files stay the truth: this is a push on top of them, and news the agent already heard
+of (through its Stop hook, `review pending` or `review wait`) is not pushed again.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from watchfiles import watch as watch_files
 
-from review import agent, git, hooks
+from review import agent, git, hooks, news
 from review.deliver import Tmux, deliver, find_agent_pane, is_idle
 from review.errors import ReviewError
 from review.store import FOLDER, Store
@@ -25,7 +26,7 @@ _TICK_MS = 1000
 
 
 class Watcher:
-    """Delivers the reviews of one repository's worktrees."""
+    """Delivers the news of one repository's worktrees to their agents."""
 
     def __init__(self, repository: Path, tmux: Tmux, agents: Sequence[str], say: Callable[[str], None]) -> None:
         self.repository = git.find_worktree(repository)
@@ -39,7 +40,7 @@ class Watcher:
 
     def run(self, until: Callable[[], bool] = lambda: False) -> None:
         """Deliver until `until()` is true (never, for the command)."""
-        self.say(f"watching the worktrees of {self.repository.common_dir.parent} for reviews")
+        self.say(f"watching the worktrees of {self.repository.common_dir.parent} for news for their agents")
         while not until():
             paths = self.worktrees()
             folders = {path / FOLDER for path in paths if (path / FOLDER).is_dir()}
@@ -62,7 +63,7 @@ class Watcher:
                     break
 
     def tick(self, paths: Sequence[Path]) -> None:
-        """Try to deliver every review not delivered yet."""
+        """Try to deliver the news of every worktree."""
         for path in paths:
             try:
                 self._deliver(path)
@@ -71,24 +72,26 @@ class Watcher:
 
     def _deliver(self, path: Path) -> None:
         store = Store(path)
-        if not hooks.undelivered(store.read()):
+        found = news.find(store.read()).interrupting()
+        if not found:
             self._said.pop(path, None)
             return
+        what = "a review" if found.asking else "a reviewer's reply"
         pane = find_agent_pane(self.tmux, path, self.agents)
         if pane is None:
-            self._once(path, f"{path.name}: a review waits, but no agent runs in a tmux pane in this worktree")
+            self._once(path, f"{path.name}: {what} waits, but no agent runs in a tmux pane in this worktree")
             return
         state = agent.read(path)
         if not is_idle(self.tmux, pane, state.state if state else None, state.age() if state else None):
-            self._once(path, f"{path.name}: a review waits; the agent in pane {pane.id} is busy, so it waits too")
+            self._once(path, f"{path.name}: {what} waits; the agent in pane {pane.id} is busy, so it waits too")
             return
-        review = store.read()
-        if not hooks.undelivered(review):
+        found = news.find(store.read()).interrupting()
+        if not found:
             return  # told meanwhile, by its Stop hook or `review pending`
-        count = sum(1 for c in review.comments if c.status == "open")
-        delivery = deliver(self.tmux, pane, hooks.pointer(count))
+        delivery = deliver(self.tmux, pane, hooks.pointer(found))
         if delivery.arrived:
-            hooks.mark_delivered(store)
+            # Only what the pointer told of: news that came while pasting is pasted next time.
+            news.mark_delivered(store, found)
             self._said.pop(path, None)
         self.say(f"{time.strftime('%H:%M:%S')} {path.name}: {delivery.detail}")
 
