@@ -58,18 +58,26 @@ def problems(done: subprocess.CompletedProcess[str]) -> list[str]:
     return [line for line in done.stdout.splitlines() if line.startswith("problem")]
 
 
-@pytest.fixture
-def watching(project: Repo) -> Iterator[subprocess.Popen[str]]:
-    """A real `review watch` for the project, running until the test ends."""
-    watch = subprocess.Popen(
-        [str(VENV_REVIEW), "watch", str(project.root)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+def start_watch(command: list[str], cwd: Path) -> subprocess.Popen[str]:
+    watch = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert watch.stdout is not None
     # Its first line says it is watching: from then on it is a process with its command line.
     assert watch.stdout.readline().startswith("watching")
-    yield watch
+    return watch
+
+
+def stop(watch: subprocess.Popen[str]) -> None:
     watch.send_signal(signal.SIGINT)
     watch.communicate(timeout=30)
+
+
+@pytest.fixture
+def watching(project: Repo) -> Iterator[subprocess.Popen[str]]:
+    """A real `review watch` for the project, running until the test ends."""
+    watch = start_watch([str(VENV_REVIEW), "watch", str(project.root)], project.root)
+    yield watch
+    if watch.poll() is None:
+        stop(watch)
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
@@ -231,6 +239,21 @@ def test_watch_running_is_false_for_another_repository_or_a_stopped_watch(
     other.root.mkdir()
     other.git("init", "--quiet")
     assert not watch_running(other.root)
-    watching.send_signal(signal.SIGINT)
-    watching.communicate(timeout=30)
+    stop(watching)
     assert not watch_running(project.root)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # pipx's script runs `python -E`; `python -m review` has no script; no REPO watches here.
+        [sys.executable, "-E", str(VENV_REVIEW), "watch", "."],
+        [sys.executable, "-m", "review", "watch"],
+    ],
+)
+def test_watch_running_knows_each_way_a_watch_is_started(project: Repo, command: list[str]) -> None:
+    watch = start_watch(command, project.root / "src")
+    try:
+        assert watch_running(project.root)
+    finally:
+        stop(watch)

@@ -296,9 +296,10 @@ def _processes() -> list[tuple[list[str], Path]]:
 def _watched_folder(argv: list[str]) -> str | None:
     """The folder a `review watch` command line watches; None when it is not one."""
     for at, word in enumerate(argv):
-        is_review = Path(word).name == "review" and (
-            at == 0 or argv[at - 1] == "-m" or (at == 1 and Path(argv[0]).name.startswith("python"))
-        )
+        # `review ...`; `python -m review ...`; or a script's shebang run: `python [-E ...] .../review ...`
+        # (pipx writes `python -E`).
+        run_by_python = Path(argv[0]).name.startswith("python") and all(flag.startswith("-") for flag in argv[1:at])
+        is_review = Path(word).name == "review" and (at == 0 or argv[at - 1] == "-m" or run_by_python)
         if is_review:
             rest = argv[at + 1 :]
             if not rest or rest[0] != "watch":
