@@ -185,3 +185,21 @@ async def test_a_failure_while_sending_is_one_line_and_the_viewer_goes_on(agent_
         review = Store(agent_worktree.root).read()
         assert [r.id for r in review.rounds] == ["r1"]  # the round itself was recorded
         await pilot.press("j")  # and the viewer still takes keys
+
+
+async def test_text_typed_after_a_refused_key_is_not_taken_as_commands(agent_worktree: Repo) -> None:
+    async with app_for(agent_worktree).run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        screen = screen_of(pilot)
+        view = screen.view
+        assert view.cursor == 0  # a file's header: no comment to edit here
+        # the reviewer meant to edit a comment and types on, not looking
+        await pilot.press("e", *"fix this: s w x c S", "enter")
+        await pilot.pause()
+        assert pilot.app.screen is screen  # no editor, no dialog
+        assert not view.split and not view.wrap and not view.viewed
+        assert view.cursor == 0 and screen.saving.waiting == 0
+        assert "what you type is ignored" in on_screen(pilot)
+        await until(pilot, lambda: not screen.ignoring_keys)
+        await pilot.press("s")  # once the typing paused, keys are commands again
+        assert view.split

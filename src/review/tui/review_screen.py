@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 
 from rich.text import Text
-from textual import work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -23,7 +24,17 @@ from review.diff import Diff, FileDiff, Status
 from review.errors import ReviewError
 from review.git import Worktree
 from review.scope import Scope, Sides
-from review.store import FOLDER, Comment, CommentStatus, Review, Round, Severity, Side, Store, Verdict
+from review.store import (
+    FOLDER,
+    Comment,
+    CommentStatus,
+    Review,
+    Round,
+    Severity,
+    Side,
+    Store,
+    Verdict,
+)
 from review.text import visible
 from review.tui.comment_editor import CommentEditor, EditorResult
 from review.tui.comments_panel import CommentsPanel, PanelEntry
@@ -32,6 +43,11 @@ from review.tui.saving import RETRY_SECONDS, Change, Saving
 from review.tui.send_dialog import SendDialog, SendResult
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.file_list import FileList
+
+IGNORE_TYPING = 0.75
+"""After a key that opens an editor was refused, keys that follow each other closer than this
+(seconds) are the reviewer typing the text they meant for it: ignored until the typing pauses."""
+_TYPING_KEYS = {"space", "enter", "backspace", "tab"}
 
 # Each press of `z` shows this many more lines around every change in the file.
 CONTEXT_STEP = 10
@@ -109,6 +125,8 @@ class ReviewScreen(Screen[None]):
         self.reader: FileReader | None = None
         """Reads the lines of the files as the diff shows them, for anchoring new comments."""
         self.context: dict[str, int] = {}
+        self._ignoring_until = 0.0
+        self._ignored = 0
         self.saving = Saving(self, self.store, saved=self._saved, problem=self._problem, changed=self._show_header)
         """The reviewer's changes, saved in order off the UI thread."""
         self._split = split
@@ -397,7 +415,7 @@ class ReviewScreen(Screen[None]):
         """Comment on the selected lines, or on the cursor's line."""
         chosen = self.view.selected()
         if chosen is None or self.diff is None:
-            self.notify("Put the cursor on a line of code to comment on it (C comments on the whole file).", timeout=4)
+            self._refuse("Put the cursor on a line of code to comment on it (C comments on the whole file).")
             return
         file = self.diff.files[chosen.file]
         side: Side = "old" if chosen.side == "old" else "new"
@@ -437,8 +455,32 @@ class ReviewScreen(Screen[None]):
         id = view.rows.comment_at(view.cursor) if view.rows is not None and view.rows.total else None
         comment = self.view.comment(id) if id else None
         if comment is None:
-            self.notify("No comment here: move the cursor onto one (n and N go from one to the next).", timeout=4)
+            self._refuse("No comment here: move the cursor onto one (n and N go from one to the next).")
         return comment
+
+    def _refuse(self, reason: str) -> None:
+        """Say why a key that opens an editor did nothing, and take what is typed right after it
+        as the text meant for that editor, not as commands."""
+        self.notify(reason, timeout=4)
+        self._ignoring_until = time.monotonic() + IGNORE_TYPING
+        self._ignored = 0
+
+    @property
+    def ignoring_keys(self) -> bool:
+        """Whether typing is being ignored after a refused key."""
+        return time.monotonic() < self._ignoring_until
+
+    @on(events.Key)
+    def _ignore_typing(self, event: events.Key) -> None:
+        if not self.ignoring_keys or not (event.is_printable or event.key in _TYPING_KEYS):
+            return
+        # stopped here, the key never reaches the bindings of the view, the screen or the app
+        event.stop()
+        event.prevent_default()
+        self._ignoring_until = time.monotonic() + IGNORE_TYPING
+        self._ignored += 1
+        if self._ignored == 1:
+            self.notify("No editor is open: what you type is ignored until you pause.", severity="warning", timeout=3)
 
     def action_edit_comment(self) -> None:
         comment = self._comment_here()
