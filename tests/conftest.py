@@ -118,3 +118,23 @@ def agent_worktree(project: Repo) -> Repo:
     agent.write("image.bin", b"\x00\x01\x02binary")
     agent.write("long.txt", "start " + "x" * 300 + " end\n")
     return agent
+
+
+async def until_seen(pilot, change, seen, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    """Make `change` (an edit by the agent) until `seen()` says the viewer shows it.
+
+    The viewer's file watcher starts in a worker and may not be watching yet when the test first
+    edits, so the edit is made again (the same content, a new modification time) each second
+    until it shows; the test waits on that, not on a fixed pause.
+    """
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        change()
+        again = time.monotonic() + 1.0
+        while time.monotonic() < min(again, deadline):
+            await pilot.pause(0.05)
+            if seen():
+                return
+    assert seen(), "the viewer never showed the change"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
-from conftest import Repo, settle
+from conftest import Repo, settle, until_seen
 from review import git
 from review.config import Config
 from review.tui.app import make_app
@@ -333,15 +333,13 @@ async def test_the_view_follows_the_agent_edits(agent_worktree: Repo) -> None:
         view = view_of(pilot)
         assert view.rows is not None
         view.go_to(view.rows.find(Place("src/app.py", new=30)) or 0)
-        await pilot.pause(0.3)
         lines = (agent_worktree.root / "src/app.py").read_text().splitlines(keepends=True)
-        agent_worktree.write("src/app.py", "# a new first line\n" + "".join(lines))
-        agent_worktree.write("fresh.py", "print('new')\n")
-        for _ in range(60):
-            await pilot.pause(0.05)
-            if view.rows.diff.file("fresh.py") is not None:
-                break
-        assert view.rows.diff.file("fresh.py") is not None
+
+        def edit() -> None:
+            agent_worktree.write("src/app.py", "# a new first line\n" + "".join(lines))
+            agent_worktree.write("fresh.py", "print('new')\n")
+
+        await until_seen(pilot, edit, lambda: view.rows is not None and view.rows.diff.file("fresh.py") is not None)
         place = view.rows.place(view.cursor)
         assert place.path == "src/app.py"
         assert place.new == 31  # the same line of code, one lower
@@ -353,13 +351,11 @@ async def test_a_viewed_file_that_the_agent_changes_loses_its_mark(agent_worktre
         view = view_of(pilot)
         await pilot.press("x")
         assert view.viewed == {"docs/guide.md"}
-        await pilot.pause(0.3)
-        agent_worktree.write("docs/guide.md", "# Guide\n\nRewritten by the agent.\n")
-        for _ in range(60):
-            await pilot.pause(0.05)
-            if not view.viewed:
-                break
-        assert view.viewed == set()
+        await until_seen(
+            pilot,
+            lambda: agent_worktree.write("docs/guide.md", "# Guide\n\nRewritten by the agent.\n"),
+            lambda: not view.viewed,
+        )
         assert view.rows is not None and view.rows.row(1).kind is RowKind.HUNK  # unfolded again
 
 

@@ -74,7 +74,7 @@ class Terminal:
     def title(self) -> str:
         return self.tmux("display-message", "-p", "-t", "main", "#{pane_title}").strip()
 
-    def wait_for(self, text: str, timeout: float = 15.0) -> str:
+    def wait_for(self, text: str, timeout: float = 30.0) -> str:
         """The screen once `text` is on it; fails with the screen when it does not appear."""
         deadline = time.monotonic() + timeout
         screen = ""
@@ -85,7 +85,7 @@ class Terminal:
             time.sleep(0.05)
         raise AssertionError(f"{text!r} did not appear; the screen:\n{screen}")
 
-    def settled(self, quiet: float = 0.3, timeout: float = 15.0) -> str:
+    def settled(self, quiet: float = 0.3, timeout: float = 30.0) -> str:
         """The screen (with its colours) once it has not changed for `quiet` seconds: the keys
         sent before have been handled and drawn."""
         deadline = time.monotonic() + timeout
@@ -100,7 +100,7 @@ class Terminal:
                 return self.screen()
         raise AssertionError(f"the screen never settled:\n{self.screen()}")
 
-    def wait_until_gone(self, text: str, timeout: float = 10.0) -> str:
+    def wait_until_gone(self, text: str, timeout: float = 30.0) -> str:
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
