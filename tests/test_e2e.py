@@ -223,3 +223,13 @@ def test_the_highlighted_row_is_the_row_c_comments_on(terminal: Terminal, tmp_pa
     screen = terminal.wait_for("Comment on ")
     title = next(text for text in screen.splitlines() if "Comment on " in text)
     assert f":{numbers[-1]}" in title, (line, title)
+
+
+def test_the_demo_says_where_its_worktrees_are_before_the_viewer_opens(terminal: Terminal, tmp_path: Path) -> None:
+    folder = tmp_path / "fresh-demo"
+    open_review(terminal, "demo", str(folder))
+    terminal.wait_for("A tally/currency.py")  # the viewer is open
+    terminal.keys("q")
+    screen = terminal.wait_for("Open a review with:")
+    for name in ("tally-currency", "tally-csv-export", "tally-cleanup"):
+        assert str(folder / name) in screen
