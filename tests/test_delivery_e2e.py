@@ -140,7 +140,7 @@ def test_watch_pastes_the_reviewers_answer_as_a_command_that_runs_where_review_i
     told = f"{shlex.quote(REVIEW)} pending  # The reviewer answered you on c1."
     assert "".join(told.split()) in "".join(screen.split()), screen
     assert "# Review of agent: round r1" in screen  # printed by the pasted command, as written
-    assert "*reviewer, " in screen and "Should it be tripled instead?" in screen
+    assert "**New:** *reviewer, " in screen and "Should it be tripled instead?" in screen
     assert Store(worktree).read().comment("c1").thread[1].delivered_at is not None
     assert "told bash in tmux pane" in log.read_text()
 

@@ -48,15 +48,24 @@ def test_the_reviewers_answer_blocks_the_stop_once(agent_worktree: Repo) -> None
     assert stop(agent_worktree) == ""
 
 
-def test_pending_shows_the_new_reply_marked_and_then_not_as_new(agent_worktree: Repo) -> None:
+def test_pending_marks_the_reviewers_reply_new_until_the_agent_answers(agent_worktree: Repo) -> None:
     asked(agent_worktree)
     review(agent_worktree, "reply", "c1", "--as", "reviewer", "-m", "No, halved.")
     text = review(agent_worktree, "pending")
     assert "The reviewer answered you on c1: the new replies are marked **New:**." in text
     assert "\n*agent, " in text and "Should it be tripled?" in text
     assert "\n**New:** *reviewer, " in text and text.rstrip().endswith('reply c1 -m "..."`')
+    assert stop(agent_worktree) == ""  # told once
+    assert "**New:** *reviewer, " in review(agent_worktree, "pending")  # still to be answered
+    review(agent_worktree, "reply", "c1", "-m", "Halved it is.")
     assert "**New:**" not in review(agent_worktree, "pending")
-    assert stop(agent_worktree) == ""
+
+
+def test_a_reply_the_hook_told_of_is_marked_new_in_pending(agent_worktree: Repo) -> None:
+    asked(agent_worktree)
+    review(agent_worktree, "reply", "c1", "--as", "reviewer", "-m", "No, halved.")
+    assert "answered you on c1" in stop(agent_worktree)
+    assert "\n**New:** *reviewer, " in review(agent_worktree, "pending")
 
 
 def test_pending_json_says_which_replies_are_new(agent_worktree: Repo) -> None:
@@ -65,8 +74,10 @@ def test_pending_json_says_which_replies_are_new(agent_worktree: Repo) -> None:
     data = json.loads(review(agent_worktree, "pending", "--json"))
     assert set(data) == {"worktree", "round", "comments"}
     assert [(r["author"], r["new"]) for r in data["comments"][0]["thread"]] == [("agent", False), ("reviewer", True)]
+    review(agent_worktree, "resolve", "c1", "-m", "Halved")
+    comments.set_status(Store(agent_worktree.root), "c1", "open")
     again = json.loads(review(agent_worktree, "pending", "--json"))
-    assert [r["new"] for r in again["comments"][0]["thread"]] == [False, False]
+    assert [r["new"] for r in again["comments"][0]["thread"]] == [False, False, False]
 
 
 def test_an_answer_on_an_addressed_comment_is_no_news_until_it_is_reopened(agent_worktree: Repo) -> None:

@@ -208,7 +208,7 @@ def _print_instructions(here: _Here, as_json: bool, *, waited: bool) -> None:
     review = here.reanchored()
     latest = review.latest_round()
     told = news.find(review)
-    items = instructions.gather(review, here.read, told)
+    items = instructions.gather(review, here.read)
     always = waited or bool(told.rounds)
     if not items and not (always and latest is not None):
         return

@@ -4,7 +4,8 @@ Each comment says where (the path and the line numbers as the file is now), quot
 line of context on each side, gives the reviewer's words and severity, and says exactly how to
 answer, with a command that runs as written in the agent's shell. Comments are grouped by file in
 diff order, and within a file the weightiest come first. Each comment comes with its whole thread,
-and the reviewer's replies the agent was not told of are marked new.
+and the reviewer's replies since the agent last answered in it are marked new: they wait for an
+answer, whichever way the agent heard of them.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from review import news
 from review.comments import open_comments, severity_rank, side_path
-from review.news import News
 from review.store import Comment, Review, Round, Side
 from review.text import visible
 
@@ -39,19 +40,14 @@ class Instruction:
     comment: Comment
     quote: Quote
     new: frozenset[int] = frozenset()
-    """Which replies of the thread (by index) are news to the agent."""
+    """Which replies of the thread (by index) are new to the agent (`news.unanswered`)."""
 
 
-def gather(review: Review, read: Callable[[str, Side], list[str] | None], told: News | None = None) -> list[Instruction]:
+def gather(review: Review, read: Callable[[str, Side], list[str] | None]) -> list[Instruction]:
     """The open comments in the order an agent should take them: by file in diff order (git's
-    path order), weightiest first, then by line; with the replies that are news in `told`."""
-    told = told or News()
+    path order), weightiest first, then by line."""
     found = [
-        Instruction(
-            c,
-            _quote(c, read(side_path(c), c.side)),
-            frozenset(index for index in range(len(c.thread)) if told.is_new(c.id, index)),
-        )
+        Instruction(c, _quote(c, read(side_path(c), c.side)), frozenset(news.unanswered(c)))
         for c in open_comments(review)
     ]
     return sorted(

@@ -91,15 +91,17 @@ def find(review: Review) -> News:
     )
 
 
+def unanswered(comment: Comment) -> list[int]:
+    """Which replies of the thread (by index) are the reviewer's since the agent's last word: what
+    the agent has yet to answer, shown to it as new."""
+    answered = max((i for i, reply in enumerate(comment.thread) if reply.author == "agent"), default=-1)
+    return [i for i, reply in enumerate(comment.thread) if i > answered and reply.author == "reviewer"]
+
+
 def _unseen(comment: Comment) -> list[int]:
     # The agent has seen whatever it answered after, even if no channel recorded telling it
     # (a file written before replies were delivered, or an answer given without being told).
-    answered = max((i for i, reply in enumerate(comment.thread) if reply.author == "agent"), default=-1)
-    return [
-        i
-        for i, reply in enumerate(comment.thread)
-        if i > answered and reply.author == "reviewer" and reply.delivered_at is None
-    ]
+    return [i for i in unanswered(comment) if comment.thread[i].delivered_at is None]
 
 
 def mark_delivered(store: Store, told: News) -> None:

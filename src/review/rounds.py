@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from review import command, git, instructions, news
+from review import command, git, instructions
 from review.errors import ReviewError
 from review.git import Worktree
 from review.store import Review, Round, Side, Store, Verdict, replace_atomically
@@ -64,6 +64,6 @@ def write_instructions(
 ) -> None:
     """`.review/instructions.md`: the round as an agent that reads files rather than running
     commands finds it."""
-    items = instructions.gather(review, read, news.find(review))
+    items = instructions.gather(review, read)
     text = instructions.markdown(worktree.root, sent, items, review=command.runnable(), always=True)
     replace_atomically(store.folder / INSTRUCTIONS, text.encode("utf-8", "surrogateescape"))
