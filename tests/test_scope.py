@@ -151,3 +151,13 @@ def test_a_same_size_edit_in_the_second_of_the_commit_is_in_the_snapshot(agent: 
     _same_second_edit(agent)
     snapshot = git.snapshot(git.find_worktree(agent.root), "test")
     assert agent.git("show", f"{snapshot}:src/same.py") == "x = 2\n"
+
+
+def test_the_review_folder_is_never_reviewed_even_without_its_gitignore(agent: Repo) -> None:
+    folder = agent.root / ".review"
+    folder.mkdir()
+    (folder / "review.json").write_text('{"schema": "review/1"}\n')  # no .gitignore beside it
+    assert ".review/review.json" not in files_of(agent)
+    snapshot = git.snapshot(git.find_worktree(agent.root), "test")
+    assert ".review" not in agent.git("ls-tree", "--name-only", snapshot)
+    assert "src/untracked.py" in agent.git("ls-tree", "-r", "--name-only", snapshot)

@@ -247,9 +247,14 @@ def list_worktrees(worktree: Worktree) -> list[WorktreeEntry]:
     return entries
 
 
+STATE_FOLDER = ".review"
+"""review's own folder in each worktree. It ignores itself in git through its own .gitignore; it
+is left out here too, so that it never shows in a diff or a snapshot even when that file is gone."""
+
+
 def untracked_files(worktree: Worktree) -> list[bytes]:
     """Files git does not track and does not ignore, as raw path bytes relative to the root."""
-    out = run_git(worktree.root, "ls-files", "--others", "--exclude-standard", "-z")
+    out = run_git(worktree.root, "ls-files", "--others", "--exclude-standard", f"--exclude=/{STATE_FOLDER}/", "-z")
     return [path for path in out.split(b"\0") if path]
 
 
@@ -346,6 +351,7 @@ def snapshot(worktree: Worktree, message: str) -> str:
     (ignored files left out), on top of HEAD. The real index is not touched."""
     with _index_copy(worktree) as env:
         run_git(worktree.root, "add", "--all", env=env)
+        run_git(worktree.root, "rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", STATE_FOLDER, env=env)
         tree = run_git(worktree.root, "write-tree", env=env).decode().strip()
     parents = ["-p", worktree.head] if worktree.head else []
     # The snapshot is review's own record, so it needs no user name or email from git config.

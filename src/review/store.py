@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
 from review.errors import CannotWrite, ReviewError
+from review.git import STATE_FOLDER
 
 SCHEMA = "review/1"
 """The schema this version writes; older ones are upgraded through `MIGRATIONS` when read."""
 
-FOLDER = ".review"
+FOLDER = STATE_FOLDER
 LOCK_TIMEOUT = 10.0
 """Seconds a writer waits for another to finish before giving up."""
 
