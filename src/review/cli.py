@@ -30,7 +30,7 @@ verbs:
   review resolve ID [-m NOTE]           the agent marks a comment addressed
   review wait [--timeout S] [--json]    wait for news from the reviewer, then print it
   review hook claude|codex              entry point for the agent's hooks (JSON on stdin)
-  review watch [REPO]                   paste a pointer into each agent's tmux pane when a review is sent
+  review watch [REPO]                   paste a pointer into each agent's tmux pane when there is news for it
   review install claude|codex|pi|all [--project] [--uninstall]
                                         install the skill (and hooks) for an agent
   review doctor [--json]                whether the review loop will work here, and what fixes it
