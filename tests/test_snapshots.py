@@ -107,3 +107,23 @@ def test_comments_in_every_state(snap_compare, project: Repo) -> None:  # type: 
     edited = body.replace("line 10\n", "line ten\n").replace("line 14\n", "line fourteen!\n").replace("line 16\n", "")
     project.write("notes.txt", "inserted\n" + edited)
     assert snap_compare(app_for(project), terminal_size=(100, 44), run_before=ready)
+
+
+def narrow(agent_worktree: Repo) -> Repo:
+    """A worktree with a draft and a file whose name is longer than a narrow file list."""
+    from review import comments
+    from review.comments import Where
+    from review.store import Store
+
+    agent_worktree.write("src/currency_conversion.py", "".join(f"RATE_{n} = {n}\n" for n in range(11)))
+    lines = (agent_worktree.root / "src/app.py").read_text().splitlines()
+    comments.add(Store(agent_worktree.root), Where("src/app.py", line=5), "Why double it?", "must", lines)
+    return agent_worktree
+
+
+def test_at_80_by_24_the_header_the_counts_help_and_quit_stay(snap_compare, agent_worktree: Repo) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(app_for(narrow(agent_worktree)), terminal_size=(80, 24), run_before=ready)
+
+
+def test_at_60_by_20_the_header_the_counts_help_and_quit_stay(snap_compare, agent_worktree: Repo) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(app_for(narrow(agent_worktree)), terminal_size=(60, 20), run_before=ready)

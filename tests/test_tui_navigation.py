@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual.pilot import Pilot
 
 from conftest import Repo, settle, until_seen
+from drawn import Drawn
 from review import git
 from review.config import Config
 from review.tui.app import make_app
@@ -218,6 +219,30 @@ async def test_search_finds_lines_and_n_goes_to_the_next_match(agent_worktree: R
         assert view.rows.place(view.cursor).new == 5
         await pilot.press("escape")
         assert view.search is None
+
+
+def header_of(pilot: Pilot) -> str:  # type: ignore[type-arg]
+    return Drawn.of(pilot.app.export_screenshot()).rows[0]
+
+
+async def test_search_is_smart_case_and_the_header_says_which_match_of_how_many(agent_worktree: Repo) -> None:
+    agent_worktree.write("notes.txt", "Total\nsubtotal\nTOTAL\nnone\n")
+    async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = view_of(pilot)
+        await pilot.press("slash", *"total", "enter")  # lower case: any case
+        assert "match 1/3" in header_of(pilot)
+        await pilot.press("n")
+        assert "match 2/3" in header_of(pilot)
+        await pilot.press("n")
+        assert "match 3/3" in header_of(pilot)
+        await pilot.press("N", "N")
+        assert "match 1/3" in header_of(pilot)
+        await pilot.press("escape")
+        assert "match" not in header_of(pilot)
+        await pilot.press("slash", *"TOTAL", "enter")  # a capital: that case only
+        assert "match 1/1" in header_of(pilot)
+        assert view.rows is not None and view.rows.place(view.cursor).new == 3
 
 
 async def test_a_search_that_finds_nothing_says_so(agent_worktree: Repo) -> None:

@@ -462,7 +462,7 @@ class Layout:
         prefilter = _bytes_pattern(pattern)
 
         def matches(row: Row) -> bool:
-            return not row.part and any(line is not None and pattern.search(line.text) for line in self.lines_of(row))
+            return self._matches(row, pattern)
 
         count = len(self._counts)
         here = self.file_of(index)
@@ -483,6 +483,27 @@ class Layout:
                 if matches(rows[offset]):
                     return at
         return None
+
+    def matches(self, pattern: re.Pattern[str]) -> list[int]:
+        """Every row `search` can stop on, in order. The files that may match are built first, so
+        that the row numbers are final."""
+        prefilter = _bytes_pattern(pattern)
+        files = [
+            file
+            for file in range(len(self._counts))
+            if self.shows_body(file) and (prefilter is None or prefilter.search(self.diff.files[file].patch))
+        ]
+        by_file = [(file, self.rows_of(file)) for file in files]
+        return [
+            self._starts[file] + offset
+            for file, rows in by_file
+            for offset, row in enumerate(rows)
+            if self._matches(row, pattern)
+        ]
+
+    def _matches(self, row: Row, pattern: re.Pattern[str]) -> bool:
+        # a wrapped line matches once, on its first row
+        return not row.part and any(line is not None and pattern.search(line.text) for line in self.lines_of(row))
 
     def _next_row(
         self,
@@ -517,6 +538,13 @@ def _by_last_line(comments: Sequence[Comment]) -> dict[tuple[str, int | None], l
         if comment.line is not None:
             found.setdefault((comment.side, comment.end_line or comment.line), []).append(comment)
     return found
+
+
+def search_pattern(needle: str) -> re.Pattern[str]:
+    """The text `needle` as a search, smart-case as in vim and less: in lower case it matches
+    either case; with a capital letter in it, only that case."""
+    ignore_case = 0 if any(char.isupper() for char in needle) else re.IGNORECASE
+    return re.compile(re.escape(needle), ignore_case)
 
 
 def _bytes_pattern(pattern: re.Pattern[str]) -> re.Pattern[bytes] | None:

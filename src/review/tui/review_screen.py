@@ -8,13 +8,12 @@ from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 
-from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input
 from watchfiles import Change as FileChange
 from watchfiles import awatch
 
@@ -43,6 +42,8 @@ from review.tui.saving import RETRY_SECONDS, Change, Saving
 from review.tui.send_dialog import SendDialog, SendResult
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.file_list import FileList
+from review.tui.widgets.review_footer import ReviewFooter
+from review.tui.widgets.review_header import ReviewHeader
 
 IGNORE_TYPING = 0.75
 """After a key that opens an editor was refused, keys that follow each other closer than this
@@ -133,12 +134,12 @@ class ReviewScreen(Screen[None]):
         self._syntax_theme = syntax_theme
 
     def compose(self) -> ComposeResult:
-        yield Static(id="header")
+        yield ReviewHeader(id="header")
         with Horizontal(id="body"):
             yield FileList(id="files")
             yield DiffView(id="diff", syntax_theme=self._syntax_theme)
         yield Input(placeholder="search (enter: find, escape: cancel)", id="search")
-        yield Footer()
+        yield ReviewFooter()
 
     @property
     def view(self) -> DiffView:
@@ -255,30 +256,23 @@ class ReviewScreen(Screen[None]):
                 self.load()
 
     def _show_header(self) -> None:
-        worktree = self.worktree
-        header = Text(no_wrap=True, overflow="ellipsis")
+        """Gather what the header shows; the header lays it out for its width."""
+        diff = self.diff
         waiting = self.saving.waiting
-        if waiting and self.saving.stuck:
-            header.append(f"{waiting} not saved", "bold red")
-            header.append("  ")
-        elif waiting:
-            header.append("saving…  ", "italic")
-        header.append(visible(worktree.root.name), "bold")
-        header.append(f"  {visible(worktree.branch or 'detached HEAD')}", "italic")
-        if self.sides is not None:
-            header.append(f"  {visible(self.sides.label)}")
-        if self.diff is not None:
-            count = len(self.diff.files)
-            header.append(f"  {count} file{'s' * (count != 1)}")
-            header.append(f"  +{self.diff.added}", "green")
-            header.append(f" −{self.diff.removed}", "red")
-            header.append(f"  {len(self.view.viewed)}/{count} viewed")
-        counts = Counter(comment.status for comment in self.review.comments)
-        for status in ("draft", "open", "addressed"):
-            if counts[status]:
-                header.append(f"  {counts[status]} {status}", "bold" if status == "addressed" else "")
-        header.append(f"  review: {comments.review_state(self.review)}")
-        self.query_one("#header", Static).update(header)
+        self.query_one(ReviewHeader).show(
+            worktree=self.worktree.root.name,
+            branch=self.worktree.branch,
+            scope=self.sides.label if self.sides is not None else None,
+            files=len(diff.files) if diff is not None else None,
+            added=diff.added if diff is not None else 0,
+            removed=diff.removed if diff is not None else 0,
+            viewed=len(self.view.viewed),
+            comments=Counter(comment.status for comment in self.review.comments),
+            state=comments.review_state(self.review),
+            match=self.view.match_position(),
+            saving=0 if self.saving.stuck else waiting,
+            unsaved=waiting if self.saving.stuck else 0,
+        )
 
     # -- following the cursor ----------------------------------------------------------------
 
@@ -378,6 +372,7 @@ class ReviewScreen(Screen[None]):
         self._close_search()
         if event.value and not self.view.find_text(event.value):
             self.notify(f"Not found: {visible(event.value)}", severity="warning", timeout=3)
+        self._show_header()  # which match of how many
 
     def on_key(self, event) -> None:  # type: ignore[no-untyped-def]
         field = self.query_one("#search", Input)
@@ -402,12 +397,15 @@ class ReviewScreen(Screen[None]):
             self.app.bell()
         else:
             view.go_to(found)
+            if view.search is not None:
+                self._show_header()
 
     def action_clear(self) -> None:
         if self.view.selection is not None:
             self.view.action_toggle_selection()
         elif self.view.search is not None:
             self.view.find_text("")
+            self._show_header()
 
     # -- comments ------------------------------------------------------------------------------
 

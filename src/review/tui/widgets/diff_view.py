@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import fields
 
@@ -29,7 +30,7 @@ from review.diff import Diff, Line, Status
 from review.store import Comment
 from review.highlight import highlight
 from review.words import WordChanges
-from review.tui.layout import Layout, Place, Row, RowKind, Selection
+from review.tui.layout import Layout, Place, Row, RowKind, Selection, search_pattern
 from review.tui.widgets.comment_box import CONSOLE, INDENT, BoxStyles, box_lines
 from review.tui.widgets.diff_rows import HunkColours, Palette, RowContext, render_row
 
@@ -164,6 +165,8 @@ class DiffView(ScrollView, can_focus=True):
         self._colouring = False
         self._prefetch_timer: Timer | None = None
         self._palette: Palette | None = None
+        self._matches: tuple[Layout, re.Pattern[str], list[int]] | None = None
+        """The rows the search matches, for the layout and search they were found in."""
 
     # -- content -------------------------------------------------------------------------------
 
@@ -321,8 +324,9 @@ class DiffView(ScrollView, can_focus=True):
             self.cursor_file = file
 
     def find_text(self, needle: str, forward: bool = True) -> bool:
-        """Move to the next line containing `needle`; False when there is none."""
-        self.search = re.compile(re.escape(needle), re.IGNORECASE) if needle else None
+        """Move to the next line containing `needle` (smart-case: see `search_pattern`); False
+        when there is none. An empty `needle` ends the search."""
+        self.search = search_pattern(needle) if needle else None
         self._strips.clear()
         self.refresh()
         if self.rows is None or self.search is None:
@@ -333,6 +337,19 @@ class DiffView(ScrollView, can_focus=True):
         self.go_to(found)
         self._center_cursor()
         return True
+
+    def match_position(self) -> tuple[int, int] | None:
+        """Which match of the search the cursor is on (or last passed), and how many there are;
+        None when no search is on or nothing matches."""
+        if self.search is None or self.rows is None:
+            return None
+        cached = self._matches
+        if cached is None or cached[0] is not self.rows or cached[1] != self.search:
+            cached = (self.rows, self.search, self.rows.matches(self.search))
+            self._matches = cached
+            self._sync_size()  # the files with matches are built now: rows may have been added
+        rows = cached[2]
+        return (bisect_right(rows, self.cursor), len(rows)) if rows else None
 
     def _center_cursor(self) -> None:
         height = self.scrollable_content_region.height

@@ -65,12 +65,15 @@ class FileList(Tree[int]):
         self.show_root = False
         self.guide_depth = 2
         self._diff: Diff | None = None
+        self._viewed: set[str] = set()
+        """The paths marked viewed."""
         self._file_nodes: dict[int, TreeNode[int]] = {}
 
     def show(self, diff: Diff, viewed: set[str]) -> None:
         """List the files of `diff`, keeping folded folders folded."""
         folded = {str(node.label) for node in self._all_nodes() if node.allow_expand and not node.is_expanded}
         self._diff = diff
+        self._viewed = set(viewed)
         self.clear()
         self._file_nodes = {}
         tree = _Folder()
@@ -114,6 +117,7 @@ class FileList(Tree[int]):
         """Redraw each file's label with its viewed mark."""
         if self._diff is None:
             return
+        self._viewed = set(viewed)
         for index, node in self._file_nodes.items():
             node.set_label(_label(self._diff.files[index], self._diff.files[index].path in viewed))
 
@@ -131,22 +135,39 @@ class FileList(Tree[int]):
         if self.cursor_node is not node:
             self.move_cursor(node, animate=False)
 
+    def render_label(self, node: TreeNode[int], base_style: Style, style: Style) -> Text:
+        # A file's label is fitted to the room its row has, so that its name is shortened rather
+        # than its counts cut: the room changes with the terminal, so it is measured here.
+        if node.data is None or self._diff is None:
+            return super().render_label(node, base_style, style)
+        depth = 0
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            depth += 1
+            parent = parent.parent
+        room = self.scrollable_content_region.width - depth * self.guide_depth
+        file = self._diff.files[node.data]
+        label = _label(file, file.path in self._viewed, room)
+        label.stylize(style)
+        return label
+
     def on_tree_node_selected(self, event: Tree.NodeSelected[int]) -> None:
         event.stop()
         if event.node.data is not None:
             self.post_message(self.FileChosen(event.node.data))
 
 
-def _label(file: FileDiff, viewed: bool) -> Text:
-    label = Text(no_wrap=True, overflow="ellipsis")
-    label.append(file.status.letter + " ", Style(color=_STATUS_COLOUR[file.status], bold=True))
-    name = file.path.rsplit("/", 1)[-1]
-    label.append(visible(name), Style(dim=viewed))
-    if file.binary:
-        label.append(" bin", Style(dim=True))
-    else:
-        label.append(f" +{file.added}", Style(color="green"))
-        label.append(f" −{file.removed}", Style(color="red"))
+def _label(file: FileDiff, viewed: bool, room: int | None = None) -> Text:
+    """The file's row: status letter, name, counts, viewed mark. Within `room` cells, the name is
+    shortened (its end becomes "…"); the counts are never cut."""
+    name = visible(file.path.rsplit("/", 1)[-1])
+    counts = Text(" bin", Style(dim=True)) if file.binary else Text.assemble(
+        (f" +{file.added}", Style(color="green")), (f" −{file.removed}", Style(color="red"))
+    )
     if viewed:
-        label.append(" ✓", Style(color="green", bold=True))
-    return label
+        counts.append(" ✓", Style(color="green", bold=True))
+    letter = Text(file.status.letter + " ", Style(color=_STATUS_COLOUR[file.status], bold=True))
+    shown = Text(name, Style(dim=viewed))
+    if room is not None and letter.cell_len + shown.cell_len + counts.cell_len > room:
+        shown.truncate(max(1, room - letter.cell_len - counts.cell_len), overflow="ellipsis")
+    return Text.assemble(letter, shown, counts, no_wrap=True, overflow="ellipsis")
