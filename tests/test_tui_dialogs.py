@@ -14,9 +14,10 @@ from textual.pilot import Pilot
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, RadioButton, TextArea
 
+from drawn import Drawn
 from review.comments import SEVERITIES
 from review.store import Comment, Reply
-from review.tui.comment_editor import CommentEditor, EditorResult
+from review.tui.comment_editor import COMMENT_PLACEHOLDER, REPLY_PLACEHOLDER, CommentEditor, EditorResult
 from review.tui.comments_panel import CommentsPanel, PanelEntry
 from review.tui.confirm_dialog import ConfirmDialog
 from review.tui.send_dialog import SendDialog, SendResult
@@ -103,6 +104,15 @@ async def test_ctrl_t_goes_through_the_severities_in_the_order_agents_act_on_the
         assert chosen == ["must", "should", "question", "nit", "must"]
         pressed = [button.name for button in dialog.query(RadioButton) if button.value]
         assert pressed == ["must"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_a_reply_shows_a_placeholder_for_a_reply_that_fits_the_box(size: tuple[int, int]) -> None:
+    async with Host(CommentEditor(title="Reply to c4", reply=True)).run_test(size=size) as pilot:
+        await pilot.pause()
+        rows = Drawn.of(pilot.app.export_screenshot()).rows
+        assert any(REPLY_PLACEHOLDER in row for row in rows), "\n".join(rows)
+        assert not any(COMMENT_PLACEHOLDER in row for row in rows)
 
 
 def test_the_chooser_and_the_readme_list_the_severities_in_the_one_order() -> None:

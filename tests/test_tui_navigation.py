@@ -335,6 +335,30 @@ async def test_question_mark_lists_every_binding(agent_worktree: Repo) -> None:
         assert isinstance(pilot.app.screen, ReviewScreen)
 
 
+async def test_question_mark_shows_the_worktrees_path_and_scrolls_with_the_viewers_keys(agent_worktree: Repo) -> None:
+    from textual.containers import VerticalScroll
+
+    async with app_for(agent_worktree).run_test(size=(120, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        rows = Drawn.of(pilot.app.export_screenshot()).rows
+        assert any(str(agent_worktree.root) in row for row in rows)
+        scroller = pilot.app.screen.query_one(VerticalScroll)
+        assert scroller.max_scroll_y > 0  # the list is taller than the box
+        await pilot.press("j", "j")
+        assert scroller.scroll_offset.y == 2
+        await pilot.press("k")
+        assert scroller.scroll_offset.y == 1
+        await pilot.press("G")
+        assert scroller.scroll_offset.y == scroller.max_scroll_y
+        rows = Drawn.of(pilot.app.export_screenshot()).rows
+        assert any('next_hunk = "ctrl+n"' in row for row in rows)  # the last line is on screen
+        await pilot.press("g")
+        assert scroller.scroll_offset.y == 0
+        await pilot.press("space")
+        assert scroller.scroll_offset.y > 2
+
+
 async def test_keys_can_be_remapped_in_the_config(agent_worktree: Repo) -> None:
     config = Config(keys={"next_hunk": "ctrl+n"})
     async with app_for(agent_worktree, config).run_test(size=SIZE) as pilot:

@@ -84,7 +84,7 @@ class ReviewApp(App[None]):
             ("File list", list(FileList.BINDINGS)),
             ("Everywhere", list(self.BINDINGS)),
         ]
-        self.push_screen(HelpScreen(groups, self.config.keys))
+        self.push_screen(HelpScreen(groups, self.config.keys, self.worktree.root))
 
 
 def make_app(

@@ -24,6 +24,10 @@ from review.tui.dialog import Dialog
 
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 
+# Short enough for the box on a 60-column terminal.
+COMMENT_PLACEHOLDER = "What should change, and why (Markdown)"
+REPLY_PLACEHOLDER = "Your answer in the thread (Markdown)"
+
 
 def editable(text: str) -> str:
     """`text` with each line made inert (see `review.text.visible`) and its line breaks kept.
@@ -135,7 +139,7 @@ class CommentEditor(Dialog[EditorResult | None]):
                     with RadioSet(id="severity", compact=True):
                         for severity in SEVERITIES:
                             yield RadioButton(severity, name=severity)
-            yield DraftText(self.initial_body, placeholder="What should change, and why (Markdown)")
+            yield DraftText(self.initial_body, placeholder=REPLY_PLACEHOLDER if self.reply else COMMENT_PLACEHOLDER)
             yield Footer(show_command_palette=False, compact=True)
 
     @property
