@@ -101,6 +101,22 @@ def test_a_binary_file_is_marked_and_has_no_counts(project: Repo) -> None:
     assert (file.added, file.removed, file.hunks) == (0, 0, [])
 
 
+def test_a_binary_file_renamed_without_a_change_is_binary_as_numstat_says(project: Repo) -> None:
+    project.write("logo.png", b"\x89PNG\r\n\x1a\n\0\0\0" + bytes(range(256)))
+    project.commit("logo")
+    (project.root / "assets").mkdir()
+    project.git("mv", "logo.png", "assets/logo.png")
+    project.git("mv", "src/util.py", "src/helpers.py")
+    numstat = project.git("diff", "--numstat", "-M", "HEAD")
+    assert "-\t-\tlogo.png => assets/logo.png" in numstat  # what git says: binary
+    files = {f.path: f for f in load(project).files}
+    logo, helpers = files["assets/logo.png"], files["src/helpers.py"]
+    assert (logo.status, logo.similarity, logo.old_path) == (Status.RENAMED, 100, "logo.png")
+    assert logo.binary and (logo.added, logo.removed) == (0, 0)
+    assert logo.old_size == logo.new_size == 8 + 3 + 256
+    assert not helpers.binary  # a text file renamed unchanged stays text
+
+
 def test_a_submodule_change_is_marked(project: Repo) -> None:
     first = project.head()
     project.git("update-index", "--add", "--cacheinfo", f"160000,{first},vendor/lib")

@@ -133,6 +133,17 @@ class FileDiff:
         return _NO_MODE not in (self.old_mode, self.new_mode) and self.old_mode != self.new_mode
 
     @property
+    def moved_unchanged(self) -> bool:
+        """Renamed or copied without a change: git's patch then says nothing of the content, not
+        even whether it is binary (see `binary_paths`)."""
+        return (
+            self.status in (Status.RENAMED, Status.COPIED)
+            and self.similarity == 100
+            and not self.submodule
+            and not any(hunk_text(section) for section in self.sections)
+        )
+
+    @property
     def patch_size(self) -> int:
         return sum(end - start for start, end in self._spans)
 
@@ -322,6 +333,18 @@ def renames(output: bytes) -> dict[str, str]:
     """Old path → new path of every rename in `git diff --raw -z` output (with or without the
     patch)."""
     return {paths[0]: paths[1] for meta, paths in _Reader(output).raw_records() if meta[4].startswith("R")}
+
+
+def binary_paths(numstat: bytes) -> set[str]:
+    """The paths git counts as binary (`-` for both counts) in `git diff --numstat -z
+    --no-renames` output."""
+    found: set[str] = set()
+    for record in numstat.split(b"\0"):
+        added, _, rest = record.partition(b"\t")
+        removed, _, path = rest.partition(b"\t")
+        if added == removed == b"-":
+            found.add(os.fsdecode(path))
+    return found
 
 
 def _count(output: bytes, spans: tuple[tuple[int, int], ...]) -> tuple[int, int, bool]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from review import git
-from review.diff import Diff, FileDiff, parse, renames
+from review.diff import Diff, FileDiff, binary_paths, parse, renames
 from review.errors import BadRevision
 from review.git import Worktree
 from review.store import Store
@@ -116,8 +116,26 @@ def read(worktree: Worktree, sides: Sides) -> Diff:
         worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked
     )
     diff = parse(output)
+    _mark_moved_binaries(worktree, sides, diff)
     _measure_binaries(worktree, diff)
     return diff
+
+
+def _mark_moved_binaries(worktree: Worktree, sides: Sides, diff: Diff) -> None:
+    """Mark binary the binary files renamed or copied unchanged, as `git diff --numstat` does.
+
+    Their patch has no "Binary files" line, so git is asked about their content, which is the
+    old side's: its numstat of adding those files to an empty tree.
+    """
+    moved = [f for f in diff.files if f.moved_unchanged]
+    if not moved:
+        return
+    old_paths = [f.old_path for f in moved if f.old_path is not None]
+    numstat = ("diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv")
+    output = git.run_git(worktree.root, *numstat, git.empty_tree(worktree), sides.old, "--", *old_paths)
+    binary = binary_paths(output)
+    for file in moved:
+        file.binary = file.old_path in binary
 
 
 def _measure_binaries(worktree: Worktree, diff: Diff) -> None:
