@@ -71,6 +71,12 @@ async def test_at_every_width_the_footer_keeps_help_and_quit(agent_worktree: Rep
             assert "? Help" in footer and "q Quit" in footer, f"at {width} columns: {footer!r}"
             # the keys that do not fit are left out whole, never cut in the middle
             assert "c Comment" in footer or "c " not in footer
+        # the footer is composed again when the focus changes, and fitted again
+        await pilot.resize_terminal(80, 24)
+        await pilot.press("question_mark", "escape")
+        await pilot.pause()
+        footer = drawn(pilot).rows[-1]
+        assert "? Help" in footer and ("c Comment" in footer or "c " not in footer), footer
 
 
 class HeaderOnly(App[None]):

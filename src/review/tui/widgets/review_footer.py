@@ -44,8 +44,11 @@ class ReviewFooter(Footer):
 
     def _fit(self) -> None:
         """Show the keys that fit whole beside the pinned ones; a key cut in half reads wrong."""
-        pinned = self.query("#pinned")
-        room = self.size.width - sum(group.outer_size.width for group in pinned)
+        pinned = sum(group.outer_size.width for group in self.query("#pinned"))
+        if not pinned and self.size.width and self.query("#pinned"):
+            self.call_after_refresh(self._fit)  # just composed: the pinned keys are not laid out yet
+            return
+        room = self.size.width - pinned
         for key in self.query_children(FooterKey):
             room -= key.render().cell_len + key.styles.margin.width
             key.display = room >= 0
