@@ -186,7 +186,7 @@ def test_comment_on_two_lines_send_and_the_agent_reads_them(tmp_path: Path) -> N
     found = {(c["path"], c["line"], c["severity"], c["body"], tuple(c["code"])) for c in data["comments"]}
     assert found == {
         ("tally/currency.py", 7, "should", "Name the arguments: amount, from, to.", ("def convert(amount, source, target):",)),
-        ("tally/ledger.py", 17, "nit", "Use an enum for currencies.", ('    currency: str = "EUR"',)),
+        ("tally/ledger.py", 17, "question", "Use an enum for currencies.", ('    currency: str = "EUR"',)),
     }
 
 
