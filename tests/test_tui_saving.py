@@ -160,6 +160,10 @@ async def test_an_agent_holding_the_lock_does_not_freeze_the_viewer(agent_worktr
             await pilot.press("j", "j")
             assert view.cursor == before + 2  # keys are still handled
             assert "saving" in on_screen(pilot)
+            screen.load()  # the agent changed a file: the diff is read again meanwhile
+            await pilot.app.workers.wait_for_complete([w for w in pilot.app.workers if w.group == "load"])
+            await pilot.pause()
+            assert view.viewed == {"docs/guide.md"}  # the mark not yet saved is still shown
         await until(pilot, lambda: screen.saving.waiting == 0)
         assert Store(agent_worktree.root).read().viewed.keys() == {"docs/guide.md"}
 

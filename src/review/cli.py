@@ -131,15 +131,15 @@ class _Here:
 
 
 def _comment(argv: Sequence[str]) -> int:
+    from review import comments
+
     parser = _verb_parser("comment", "Add a draft comment on lines of a file (or on the whole file).")
     parser.add_argument("target", metavar="FILE[:LINE[-END]]", help="the file, relative to here, and the lines")
     parser.add_argument("-m", "--message", required=True, help="the comment (Markdown)")
     parser.add_argument("--old", action="store_true", help="the lines are on the old side (removed code)")
-    parser.add_argument("--severity", choices=("must", "should", "nit", "question"), default="should")
+    parser.add_argument("--severity", choices=comments.SEVERITIES, default="should")
     parser.add_argument("--json", action="store_true", help="print the comment as JSON")
     args = parser.parse_args(argv)
-    from review import comments
-
     here = _Here(args.where)
     file, line, end = _target(args.target)
     path = comments.path_in(here.worktree, file, Path(args.where).absolute())

@@ -92,6 +92,20 @@ def watch_running(repository: Path) -> bool:
     return False
 
 
+def how_the_agent_hears(worktree_root: Path) -> str:
+    """One sentence for the reviewer who just sent a review: which channels will tell the agent of
+    it, or what to tell the agent when none will."""
+    channels = [f"its Stop hook ({', '.join(agents)})" for agents in [hooks_installed(worktree_root)] if agents]
+    if watch_running(worktree_root):
+        channels.append("review watch")
+    if channels:
+        return f"Your agent hears of it from {' and '.join(channels)}."
+    return (
+        f"Nothing tells your agent (no hook, no review watch): tell it to run `{command.runnable()} pending`."
+        " `review doctor` shows how to make that automatic."
+    )
+
+
 def review_on_path() -> Check:
     """Whether plain `review` runs this program, in the agent's shell and in a login shell."""
     name = "review on PATH"

@@ -7,6 +7,7 @@ from collections import Counter
 from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -17,7 +18,7 @@ from textual.widgets import Input
 from watchfiles import Change as FileChange
 from watchfiles import awatch
 
-from review import comments, rounds, scope
+from review import comments, doctor, rounds, scope
 from review.comments import FileReader, Where
 from review.diff import Diff, FileDiff, Status
 from review.errors import ReviewError
@@ -94,7 +95,6 @@ class ReviewScreen(Screen[None]):
 
     DEFAULT_CSS = """
     ReviewScreen {
-        #header { height: 1; background: $panel; color: $foreground; padding: 0 1; }
         #body { height: 1fr; }
         FileList { width: 25%; min-width: 20; max-width: 44; border-right: vkey $panel-lighten-2; }
         FileList.hidden { display: none; }
@@ -127,6 +127,8 @@ class ReviewScreen(Screen[None]):
         """Reads the lines of the files as the diff shows them, for anchoring new comments."""
         self.context: dict[str, int] = {}
         self._ignoring_until = 0.0
+        self._marking: dict[str, bool] = {}
+        """Viewed marks set (True) or cleared (False) and not saved yet, by path."""
         self._ignored = 0
         self.saving = Saving(self, self.store, saved=self._saved, problem=self._problem, changed=self._show_header)
         """The reviewer's changes, saved in order off the UI thread."""
@@ -212,6 +214,9 @@ class ReviewScreen(Screen[None]):
     def _loaded(self, sides: Sides, diff: Diff, review: Review) -> None:
         view = self.view
         viewed = {f.path for f in diff.files if review.is_viewed(f.path, f.fingerprint)}
+        # a mark the reviewer just set or cleared counts before it is saved
+        viewed |= {path for path, marked in self._marking.items() if marked}
+        viewed -= {path for path, marked in self._marking.items() if not marked}
         lapsed = view.viewed - viewed
         view.folded -= lapsed
         view.folded |= viewed - view.viewed
@@ -313,8 +318,13 @@ class ReviewScreen(Screen[None]):
             else:
                 review.unmark_viewed(file.path)
 
+        def saved(_: object) -> None:
+            if self._marking.get(file.path) is now_viewed:
+                del self._marking[file.path]
+
+        self._marking[file.path] = now_viewed
         what = f"{'' if now_viewed else 'un'}marking {visible(file.path)} viewed"
-        self.saving.add(Change(what, lambda: self.store.update(mark)))
+        self.saving.add(Change(what, lambda: self.store.update(mark), done=saved))
         if now_viewed:
             view.viewed.add(file.path)
             view.folded.add(file.path)
@@ -571,19 +581,17 @@ class ReviewScreen(Screen[None]):
     def _send(self, verdict: Verdict, summary: str) -> None:
         """Snapshot the worktree and write the round, after every change made before it."""
         reader = FileReader(self.worktree, self.sides.old if self.sides is not None else None)
-        self.saving.add(
-            Change(
-                "sending the review",
-                lambda: rounds.send(self.store, self.worktree, verdict, summary, reader),
-                text=summary,
-                done=self._sent,
-            )
-        )
 
-    def _sent(self, sent: object) -> None:
-        assert isinstance(sent, Round)
+        def send() -> tuple[Round, str]:
+            sent = rounds.send(self.store, self.worktree, verdict, summary, reader)
+            return sent, doctor.how_the_agent_hears(self.worktree.root)
+
+        self.saving.add(Change("sending the review", send, text=summary, done=self._sent))
+
+    def _sent(self, result: object) -> None:
+        sent, heard = cast(tuple[Round, str], result)  # what `send` above returns
         count = len(sent.comment_ids)
-        self.notify(f"Sent review {sent.id}: {count} comment{'s' * (count != 1)}.", timeout=4)
+        self.notify(f"Sent review {sent.id}: {count} comment{'s' * (count != 1)}. {heard}", timeout=8)
 
     def action_since_review(self) -> None:
         """Show only what changed since the last review was sent, or everything again."""
