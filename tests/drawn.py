@@ -44,6 +44,10 @@ class Drawn:
         ]
         return cls(rows, backgrounds)
 
+    def toasts(self) -> str:
+        """The text of the notifications on screen, their wrapped lines joined by spaces."""
+        return " ".join(row.split("▌")[-1].strip() for row in self.rows if "▌" in row)
+
     def rows_coloured(self, colour: str, columns: range | None = None) -> list[int]:
         """The rows with a background of `colour` (within `columns`, if given)."""
         found = {

@@ -41,6 +41,10 @@ def on_screen(pilot: Pilot) -> str:  # type: ignore[type-arg]
     return "\n".join(Drawn.of(pilot.app.export_screenshot()).rows)
 
 
+def toasts(pilot: Pilot) -> str:  # type: ignore[type-arg]
+    return Drawn.of(pilot.app.export_screenshot()).toasts()
+
+
 def break_review(repo: Repo) -> Path:
     folder = repo.root / ".review"
     folder.mkdir(exist_ok=True)
@@ -85,9 +89,8 @@ async def test_a_broken_review_file_is_named_and_the_diff_still_shows(agent_work
     async with app_for(agent_worktree).run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         assert screen_of(pilot).diff is not None
-        shown = on_screen(pilot)
-        assert "review.json cannot be read" in shown
-        assert "src/app.py" in shown
+        assert "src/app.py" in on_screen(pilot)
+        await until(pilot, lambda: "cannot be read" in toasts(pilot) and "fix it or remove it" in toasts(pilot))
 
 
 async def test_a_comment_written_while_the_review_file_is_broken_is_kept_and_saved_once_it_is_fixed(
@@ -183,9 +186,9 @@ async def test_a_failure_while_sending_is_one_line_and_the_viewer_goes_on(agent_
         await until(pilot, lambda: screen.saving.waiting == 0)
         await pilot.pause()
         assert pilot.app.is_running and pilot.app.screen is screen
-        shown = on_screen(pilot)
-        assert "instructions.md" in shown
-        assert "Traceback" not in shown
+        await until(pilot, lambda: "Sending the review failed: review r1 was sent, but cannot write" in toasts(pilot))
+        assert "nothing to send" not in toasts(pilot)  # it was not tried again
+        assert "Traceback" not in on_screen(pilot)
         review = Store(agent_worktree.root).read()
         assert [r.id for r in review.rounds] == ["r1"]  # the round itself was recorded
         await pilot.press("j")  # and the viewer still takes keys
@@ -203,7 +206,7 @@ async def test_text_typed_after_a_refused_key_is_not_taken_as_commands(agent_wor
         assert pilot.app.screen is screen  # no editor, no dialog
         assert not view.split and not view.wrap and not view.viewed
         assert view.cursor == 0 and screen.saving.waiting == 0
-        assert "what you type is ignored" in on_screen(pilot)
+        await until(pilot, lambda: "what you type is ignored" in toasts(pilot))
         await until(pilot, lambda: not screen.ignoring_keys)
         await pilot.press("s")  # once the typing paused, keys are commands again
         assert view.split

@@ -38,9 +38,7 @@ async def send_a_comment(repo: Repo) -> str:
 
 
 def shown(pilot: Pilot) -> str:  # type: ignore[type-arg]
-    # a toast wraps its text: join its lines to read it as one
-    rows = Drawn.of(pilot.app.export_screenshot()).rows
-    return " ".join(row.split("▌")[-1].strip() for row in rows if "▌" in row)
+    return Drawn.of(pilot.app.export_screenshot()).toasts()
 
 
 async def test_with_no_hook_and_no_watch_the_reviewer_is_told_what_to_tell_the_agent(agent_worktree: Repo) -> None:

@@ -15,6 +15,11 @@ class NothingToSend(ReviewError):
     """Sending with no drafts, no summary and no approval."""
 
 
+class PartlySent(ReviewError):
+    """The round was recorded, but what follows it (its snapshot's ref, the instructions file)
+    could not be written: sending again would send nothing."""
+
+
 INSTRUCTIONS = "instructions.md"
 
 
@@ -55,7 +60,7 @@ def send(
         write_instructions(store, worktree, review, sent, read)
     except ReviewError as error:
         # The round is in the review file, so the agent can read it: say so, lest it be sent twice.
-        raise type(error)(f"review {sent.id} was sent, but {error}") from None
+        raise PartlySent(f"review {sent.id} was sent, but {error}") from None
     return sent
 
 

@@ -176,7 +176,7 @@ class Saving:
 
     def _drop(self, change: Change, reason: str) -> None:
         kept = self._keep(change)
-        self._problem(f"Not saved: {change.what}: {reason}{kept}.")
+        self._problem(f"{change.what[:1].upper()}{change.what[1:]} failed: {reason}{kept}.")
         self._changed()
 
     def _keep(self, change: Change) -> str:
