@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -67,7 +66,9 @@ def start_watch(command: list[str], cwd: Path) -> subprocess.Popen[str]:
 
 
 def stop(watch: subprocess.Popen[str]) -> None:
-    watch.send_signal(signal.SIGINT)
+    # SIGTERM, not SIGINT: a test run started in the background (`pytest &` in a script) passes
+    # on an ignored SIGINT to every process it starts, as shells do for background jobs
+    watch.terminate()
     watch.communicate(timeout=30)
 
 
