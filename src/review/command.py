@@ -37,15 +37,15 @@ def on_path() -> Path | None:
     return Path(os.path.abspath(found)) if found else None
 
 
-@cache
-def in_login_shell() -> Path | None:
-    """The `review` a login shell finds, as an agent that runs `bash -lc` sees it."""
+def login_shell(script: str) -> str | None:
+    """What `script` prints in a login shell (`bash -lc`), as an agent's commands run there;
+    None when no shell could run it."""
     shell = shutil.which("bash") or shutil.which("sh")
     if shell is None:
         return None
     try:
         done = subprocess.run(
-            [shell, "-lc", f"command -v {NAME}"],
+            [shell, "-lc", script],
             check=False,
             capture_output=True,
             text=True,
@@ -54,12 +54,19 @@ def in_login_shell() -> Path | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    lines = done.stdout.strip().splitlines()
-    found = lines[-1] if done.returncode == 0 and lines else ""
+    return done.stdout if done.returncode == 0 else None
+
+
+@cache
+def in_login_shell() -> Path | None:
+    """The `review` a login shell finds, as an agent that runs `bash -lc` sees it."""
+    lines = (login_shell(f"command -v {NAME}") or "").strip().splitlines()
+    found = lines[-1] if lines else ""
     return Path(found) if found.startswith("/") else None
 
 
-def _same(a: Path | None, b: Path | None) -> bool:
+def same_program(a: Path | None, b: Path | None) -> bool:
+    """Whether two paths name the same program, through any links."""
     if a is None or b is None:
         return False
     try:
@@ -71,7 +78,7 @@ def _same(a: Path | None, b: Path | None) -> bool:
 def is_on_path() -> bool:
     """Whether plain `review` runs this program, in the agent's shell and in a login shell."""
     me = this_review()
-    return _same(me, on_path()) and _same(me, in_login_shell())
+    return same_program(me, on_path()) and same_program(me, in_login_shell())
 
 
 def runnable() -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from functools import cache
@@ -115,7 +114,7 @@ def review_on_path() -> Check:
         me = command.on_path()
         if me is None:
             return Check(name, False, "review is not on PATH", "install review as README.md's first command does")
-        on_path = _same(me, command.in_login_shell())
+        on_path = command.same_program(me, command.in_login_shell())
     else:
         on_path = command.is_on_path()
     if on_path:
@@ -123,7 +122,7 @@ def review_on_path() -> Check:
     found = command.on_path()
     if found is None:
         what = "review is not on PATH"
-    elif not _same(found, me):
+    elif not command.same_program(found, me):
         what = f"review on PATH is {found}, not this one"
     else:
         what = "review is on PATH, but a login shell (bash -lc, as Codex runs commands) does not find it"
@@ -234,7 +233,7 @@ def _path_fix(me: Path) -> str:
     and that folder on PATH in the login shell's profile."""
     local_bin = Path.home() / ".local" / "bin"
     steps: list[str] = []
-    if not _same(local_bin / "review", me):
+    if not command.same_program(local_bin / "review", me):
         steps.append(f"mkdir -p ~/.local/bin && ln -sf {shlex.quote(str(me))} ~/.local/bin/review")
     login = _login_path()
     if not steps or str(local_bin) not in login or str(local_bin) not in os.environ.get("PATH", "").split(os.pathsep):
@@ -246,21 +245,7 @@ def _path_fix(me: Path) -> str:
 @cache
 def _login_path() -> list[str]:
     """PATH as a login shell sets it."""
-    shell = shutil.which("bash") or shutil.which("sh")
-    if shell is None:
-        return []
-    try:
-        done = subprocess.run(
-            [shell, "-lc", 'printf %s "$PATH"'],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return []
-    return done.stdout.strip().split(os.pathsep)
+    return (command.login_shell('printf %s "$PATH"') or "").strip().split(os.pathsep)
 
 
 def _profile() -> str:
@@ -321,12 +306,3 @@ def _watched_folder(argv: list[str]) -> str | None:
             folders = [word for word in rest[1:] if not word.startswith("-")]
             return folders[0] if folders else "."
     return None
-
-
-def _same(a: Path | None, b: Path | None) -> bool:
-    if a is None or b is None:
-        return False
-    try:
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False
