@@ -210,3 +210,15 @@ async def test_text_typed_after_a_refused_key_is_not_taken_as_commands(agent_wor
         await until(pilot, lambda: not screen.ignoring_keys)
         await pilot.press("s")  # once the typing paused, keys are commands again
         assert view.split
+
+
+async def test_quitting_while_a_change_is_being_saved_waits_for_it_without_asking(agent_worktree: Repo) -> None:
+    async with app_for(agent_worktree).run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        screen = screen_of(pilot)
+        with held_lock(agent_worktree):
+            await pilot.press("x", "q")
+            await pilot.pause()
+            assert pilot.app.is_running and pilot.app.screen is screen  # no question: it is being saved
+        await until(pilot, lambda: not pilot.app.is_running)
+        assert Store(agent_worktree.root).read().viewed.keys() == {"docs/guide.md"}

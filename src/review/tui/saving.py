@@ -183,11 +183,13 @@ class Saving:
         """Put the change's text in the unsaved file; the words that say so in a message."""
         if not change.text.strip():
             return ""
-        if change not in self._kept:
-            self._kept.append(change)
+        if change in self._kept:
+            return f"; your text is kept in {self.file}"  # written when it first failed
+        self._kept.append(change)
         try:
             self._write_kept()
         except CannotWrite as error:
+            self._kept.remove(change)  # tried again with the change
             return f"; your text could not be kept in a file either ({error}): do not quit"
         return f"; your text is kept in {self.file}"
 
