@@ -200,6 +200,7 @@ async def test_text_typed_after_a_refused_key_is_not_taken_as_commands(agent_wor
         screen = screen_of(pilot)
         view = screen.view
         assert view.cursor == 0  # a file's header: no comment to edit here
+        screen.ignore_typing = 60.0  # however slowly a loaded machine passes the keys on
         # the reviewer meant to edit a comment and types on, not looking
         await pilot.press("e", *"fix this: s w x c S", "enter")
         await pilot.pause()
@@ -207,6 +208,7 @@ async def test_text_typed_after_a_refused_key_is_not_taken_as_commands(agent_wor
         assert not view.split and not view.wrap and not view.viewed
         assert view.cursor == 0 and screen.saving.waiting == 0
         await until(pilot, lambda: "what you type is ignored" in toasts(pilot))
+        screen.ignore_typing = 0.2
         await until(pilot, lambda: not screen.ignoring_keys)
         await pilot.press("s")  # once the typing paused, keys are commands again
         assert view.split

@@ -126,7 +126,10 @@ class ReviewScreen(Screen[None]):
         self.reader: FileReader | None = None
         """Reads the lines of the files as the diff shows them, for anchoring new comments."""
         self.context: dict[str, int] = {}
-        self._ignoring_until = 0.0
+        self.ignore_typing = IGNORE_TYPING
+        """Seconds of quiet that end the ignoring of keys after a refused one."""
+        self._typed_at = float("-inf")
+        """When the refused key, or the last key ignored after it, was pressed."""
         self._marking: dict[str, bool] = {}
         """Viewed marks set (True) or cleared (False) and not saved yet, by path."""
         self._ignored = 0
@@ -470,13 +473,13 @@ class ReviewScreen(Screen[None]):
         """Say why a key that opens an editor did nothing, and take what is typed right after it
         as the text meant for that editor, not as commands."""
         self.notify(reason, timeout=4)
-        self._ignoring_until = time.monotonic() + IGNORE_TYPING
+        self._typed_at = time.monotonic()
         self._ignored = 0
 
     @property
     def ignoring_keys(self) -> bool:
         """Whether typing is being ignored after a refused key."""
-        return time.monotonic() < self._ignoring_until
+        return time.monotonic() - self._typed_at < self.ignore_typing
 
     @on(events.Key)
     def _ignore_typing(self, event: events.Key) -> None:
@@ -485,7 +488,7 @@ class ReviewScreen(Screen[None]):
         # stopped here, the key never reaches the bindings of the view, the screen or the app
         event.stop()
         event.prevent_default()
-        self._ignoring_until = time.monotonic() + IGNORE_TYPING
+        self._typed_at = time.monotonic()
         self._ignored += 1
         if self._ignored == 1:
             self.notify("No editor is open: what you type is ignored until you pause.", severity="warning", timeout=3)
