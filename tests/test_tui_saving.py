@@ -21,6 +21,7 @@ from review.tui.confirm_dialog import ConfirmDialog
 from review.tui.layout import Place
 from review.tui.review_screen import ReviewScreen
 from review.tui.saving import UNSAVED
+from review.tui.send_dialog import SendDialog
 from review.tui.widgets.diff_view import DiffView
 
 SIZE = (110, 36)
@@ -224,3 +225,17 @@ async def test_quitting_while_a_change_is_being_saved_waits_for_it_without_askin
             assert pilot.app.is_running and pilot.app.screen is screen  # no question: it is being saved
         await until(pilot, lambda: not pilot.app.is_running)
         assert Store(agent_worktree.root).read().viewed.keys() == {"docs/guide.md"}
+
+
+async def test_the_send_dialog_counts_a_draft_written_a_moment_before(agent_worktree: Repo) -> None:
+    async with app_for(agent_worktree).run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        screen = screen_of(pilot)
+        with held_lock(agent_worktree):
+            await comment_on_line(pilot, 5, "one")
+            await comment_on_line(pilot, 55, "two")
+            await pilot.press("S")  # while both drafts are still being saved
+            await pilot.pause()
+            assert pilot.app.screen is screen  # the dialog waits for them
+        await until(pilot, lambda: isinstance(pilot.app.screen, SendDialog))
+        assert "2 draft comments will be sent" in on_screen(pilot)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from textual.app import App
 from textual.binding import Binding
-from textual.timer import Timer
 
 from review.config import BadConfig, Config
 from review.git import Worktree
@@ -14,9 +13,6 @@ from review.tui.help_screen import HelpScreen
 from review.tui.review_screen import FirstDiff, ReviewScreen
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.file_list import FileList
-
-QUIT_CHECK = 0.05
-"""Seconds between looks at whether the changes are saved, while quitting waits for them."""
 
 
 class ReviewApp(App[None]):
@@ -48,8 +44,6 @@ class ReviewApp(App[None]):
             names = ", ".join(sorted(self.available_themes))
             raise BadConfig(f"unknown theme '{config.theme}' in the config file; choose one of {names}")
         self.theme = config.theme
-        self._quitting: Timer | None = None
-        """While quitting waits for the reviewer's changes to be saved."""
         self.set_keymap(config.keys)
 
     def on_mount(self) -> None:
@@ -67,30 +61,22 @@ class ReviewApp(App[None]):
     async def action_quit(self) -> None:
         """Quit once the reviewer's changes are saved; while one cannot be saved, only when the
         reviewer says so."""
-        if self._quitting is None:
-            self._quitting = self.set_interval(QUIT_CHECK, self._quit_when_saved)
-            self._quit_when_saved()
-
-    def _quit_when_saved(self) -> None:
-        savings = [screen.saving for screen in self.screen_stack if isinstance(screen, ReviewScreen)]
-        waiting = sum(saving.waiting for saving in savings)
-        if not waiting:
+        reviewing = [screen for screen in self.screen_stack if isinstance(screen, ReviewScreen)]
+        if not reviewing:
             self.exit()
             return
-        stuck = [saving for saving in savings if saving.stuck]
-        if not stuck:
-            return  # being saved: a moment more (an agent may hold the lock for a while)
-        assert self._quitting is not None
-        self._quitting.stop()
-        self._quitting = None
-        question = f"{waiting} change{'s' * (waiting != 1)} not saved yet. Their text is kept in {stuck[0].file}. Quit anyway?"
+        saving = reviewing[0].saving
 
-        def answered(yes: bool | None) -> None:
-            if yes:
+        def quit_or_ask() -> None:
+            if not saving.waiting:
                 self.exit()
+            elif not isinstance(self.screen, ConfirmDialog):
+                count = saving.waiting
+                question = f"{count} change{'s' * (count != 1)} not saved yet. Their text is kept in {saving.file}. Quit anyway?"
+                self.push_screen(ConfirmDialog(question, yes="Quit", no="Stay"), lambda yes: self.exit() if yes else None)
 
-        if not isinstance(self.screen, ConfirmDialog):
-            self.push_screen(ConfirmDialog(question, yes="Quit", no="Stay"), answered)
+        # being saved: a moment more (an agent may hold the lock for a while)
+        saving.when_saved(quit_or_ask)
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

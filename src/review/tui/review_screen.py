@@ -573,6 +573,10 @@ class ReviewScreen(Screen[None]):
         self.app.push_screen(CommentsPanel([PanelEntry.of(c) for c in ordered]), done)
 
     def action_send(self) -> None:
+        # the dialog counts the drafts: those written a moment ago are saved first
+        self.saving.when_saved(self._ask_to_send)
+
+    def _ask_to_send(self) -> None:
         drafts = sum(1 for c in self.review.comments if c.status == "draft")
 
         def done(result: SendResult | None) -> None:

@@ -71,6 +71,8 @@ class Saving:
         self._lock = threading.Lock()
         self._running = False
         self._stuck = False
+        self._unfinished = 0
+        self._when_saved: list[Callable[[], None]] = []
         self._kept: list[Change] = []
         """Changes whose text is in the unsaved file: stuck ones, and dropped ones for good."""
         self._earlier = self._read_earlier()
@@ -81,9 +83,9 @@ class Saving:
 
     @property
     def waiting(self) -> int:
-        """Changes not saved yet, including the one being saved."""
-        with self._lock:
-            return len(self._queue)
+        """Changes not saved yet, including the one being saved and one saved whose outcome the
+        screen has not heard yet: at 0, the screen shows every change."""
+        return self._unfinished
 
     @property
     def stuck(self) -> bool:
@@ -98,6 +100,7 @@ class Saving:
         """Queue a change behind the others and start saving."""
         with self._lock:
             self._queue.append(change)
+        self._unfinished += 1
         self._changed()
         if not self._stuck:
             self._start()
@@ -160,7 +163,9 @@ class Saving:
         if change.done is not None:
             change.done(result)
         self._saved(change, review)
+        self._unfinished -= 1
         self._changed()
+        self._call_when_saved()
 
     def _stick(self, change: Change, reason: str) -> None:
         self._stuck = True
@@ -173,11 +178,27 @@ class Saving:
             waiting = f"{count} change{'s' * (count != 1)}" if count > 1 else change.what
             self._problem(f"Not saved yet: {waiting}. {reason}. It is saved as soon as the file can be written{kept}.")
         self._changed()
+        self._call_when_saved()
 
     def _drop(self, change: Change, reason: str) -> None:
         kept = self._keep(change)
         self._problem(f"{change.what[:1].upper()}{change.what[1:]} failed: {reason}{kept}.")
+        self._unfinished -= 1
         self._changed()
+        self._call_when_saved()
+
+    def when_saved(self, then: Callable[[], None]) -> None:
+        """Call `then` once every change made so far is saved (or has failed for good); at once
+        when none waits, and as soon as one cannot be saved yet (there is no knowing how long)."""
+        self._when_saved.append(then)
+        self._call_when_saved()
+
+    def _call_when_saved(self) -> None:
+        if self._unfinished and not self._stuck:
+            return
+        waiting, self._when_saved = self._when_saved, []
+        for then in waiting:
+            then()
 
     def _keep(self, change: Change) -> str:
         """Put the change's text in the unsaved file; the words that say so in a message."""
