@@ -238,4 +238,5 @@ async def test_the_send_dialog_counts_a_draft_written_a_moment_before(agent_work
             await pilot.pause()
             assert pilot.app.screen is screen  # the dialog waits for them
         await until(pilot, lambda: isinstance(pilot.app.screen, SendDialog))
+        await until(pilot, lambda: "draft comment" in on_screen(pilot))
         assert "2 draft comments will be sent" in on_screen(pilot)
