@@ -17,8 +17,8 @@ import tracemalloc
 
 from synthetic import cached_worktree
 
-from review import git, scope
-from review.diff import parse
+from review.repo import git, scope
+from review.repo.diff import parse
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from synthetic import cached_worktree
 
-from review import git, scope
+from review.repo import git, scope
 
 QUIET = 0.06
 """Seconds without output after which the screen counts as settled."""

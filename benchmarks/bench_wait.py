@@ -18,9 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from review import demo, git, rounds
-from review.comments import FileReader, Where, add, lines_of
-from review.store import Store
+from review import demo
+from review.repo import git
+from review.state import rounds
+from review.state.comments import FileReader, Where, add, lines_of
+from review.state.store import Store
 
 
 def main() -> None:

@@ -87,7 +87,7 @@ def project(repo: Repo) -> Repo:
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
     """Wait until the diff is loaded and every worker (highlighting, loading) has finished."""
-    from review.tui.review_screen import ReviewScreen
+    from review.tui.screens.review_screen import ReviewScreen
 
     for _ in range(200):
         await pilot.pause()

@@ -6,10 +6,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo
-from review.config import BadConfig, Config, config_path, load_config
 from tmux import review_command
+
+from review.config import BadConfig, Config, config_path, load_config
 
 
 def write_config(text: str) -> Path:

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from review import demo, git, scope
-from review.diff import Status
+from review import demo
 from review.errors import ReviewError
-from review.scope import Scope
+from review.repo import git, scope
+from review.repo.diff import Status
+from review.repo.scope import Scope
 
 
 @pytest.fixture(scope="module")

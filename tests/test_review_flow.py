@@ -10,9 +10,9 @@ import pytest
 from conftest import Repo
 from tmux import review_command
 
-from review import git, scope
-from review.scope import Scope
-from review.store import Store
+from review.repo import git, scope
+from review.repo.scope import Scope
+from review.state.store import Store
 
 
 def review(repo: Repo, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from review import __version__
 from review.errors import ReviewError
-from review.scope import Scope
-from review.store import Side, Verdict
+from review.repo.scope import Scope
+from review.state.store import Side, Verdict
 
 _VERBS_HELP = """\
 verbs:
@@ -72,8 +72,8 @@ def _open_review(argv: Sequence[str]) -> int:
     args = _review_parser().parse_args(argv)
     from concurrent.futures import ThreadPoolExecutor
 
-    from review import git, scope
     from review.config import load_config
+    from review.repo import git, scope
 
     worktree = git.find_worktree(args.path)
     chosen = Scope(staged=args.staged, base=args.base, range=args.range, since_review=args.since_review)
@@ -114,9 +114,9 @@ class _Here:
     """The worktree a verb acts on, its review, and how to read its files now."""
 
     def __init__(self, where: str) -> None:
-        from review import git, scope
-        from review.comments import FileReader
-        from review.store import Store
+        from review.repo import git, scope
+        from review.state.comments import FileReader
+        from review.state.store import Store
 
         self.worktree = git.find_worktree(where)
         self.store = Store(self.worktree.root)
@@ -125,13 +125,14 @@ class _Here:
 
     def reanchored(self):  # type: ignore[no-untyped-def]
         """The review, with every comment's place found again in the files as they are now."""
-        from review import comments, scope
+        from review.repo import scope
+        from review.state import comments
 
         return comments.reanchor(self.store, self.read, scope.renamed(self.worktree, self.sides))
 
 
 def _comment(argv: Sequence[str]) -> int:
-    from review import comments
+    from review.state import comments
 
     parser = _verb_parser("comment", "Add a draft comment on lines of a file (or on the whole file).")
     parser.add_argument("target", metavar="FILE[:LINE[-END]]", help="the file, relative to here, and the lines")
@@ -180,7 +181,7 @@ def _send(argv: Sequence[str]) -> int:
     verdict.add_argument("--approve", action="store_true", help="approve the work")
     verdict.add_argument("--request-changes", action="store_true", help="ask for changes")
     args = parser.parse_args(argv)
-    from review import rounds
+    from review.state import rounds
 
     here = _Here(args.where)
     chosen: Verdict = "approve" if args.approve else "request_changes" if args.request_changes else "comment"
@@ -203,7 +204,8 @@ def _print_instructions(here: _Here, as_json: bool, *, waited: bool) -> None:
     """Print the open comments and the news as `pending` does, and mark what was printed
     delivered. After a wait, the round is shown even with nothing to change, and the JSON says
     what the news was."""
-    from review import command, instructions, news
+    from review.agents import command
+    from review.state import instructions, news
 
     review = here.reanchored()
     latest = review.latest_round()
@@ -232,8 +234,9 @@ def _wait(argv: Sequence[str]) -> int:
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="give up after this long (exit status 1)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown, with \"news\": what came")
     args = parser.parse_args(argv)
-    from review import command, news
-    from review.wait import wait_for_news
+    from review.agents import command
+    from review.agents.wait import wait_for_news
+    from review.state import news
 
     here = _Here(args.where)
     review = here.store.read()
@@ -256,7 +259,7 @@ def _hook(argv: Sequence[str]) -> int:
     parser = _Parser(prog="review hook", description="Entry point for an agent harness's hooks (JSON on stdin).")
     parser.add_argument("harness", choices=("claude", "codex"))
     args = parser.parse_args(argv)
-    from review import hooks
+    from review.agents import hooks
 
     answer = hooks.run(args.harness, sys.stdin.read(), Path.cwd())
     if answer.stdout:
@@ -272,12 +275,12 @@ def _reply(argv: Sequence[str]) -> int:
     parser.add_argument("-m", "--message", required=True, help="the answer (Markdown)")
     parser.add_argument("--as", dest="author", choices=("agent", "reviewer"), default="agent", help="who answers (default: agent)")
     args = parser.parse_args(argv)
-    from review import comments
+    from review.state import comments
 
     here = _Here(args.where)
     comments.reply(here.store, args.id, args.author, args.message)
     if args.author == "agent":
-        from review import command
+        from review.agents import command
 
         print(f"Replied to {args.id}. `{command.runnable()} wait` waits for the reviewer's answer.")
     else:
@@ -290,7 +293,7 @@ def _resolve(argv: Sequence[str]) -> int:
     parser.add_argument("id", help="the comment's id, e.g. c3")
     parser.add_argument("-m", "--message", help="what was done")
     args = parser.parse_args(argv)
-    from review import comments
+    from review.state import comments
 
     here = _Here(args.where)
     comments.resolve(here.store, args.id, args.message)
@@ -306,7 +309,8 @@ def _install(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--uninstall", action="store_true", help="remove what install added, as it was before")
     args = parser.parse_args(argv)
-    from review import doctor, git, install
+    from review.agents import doctor, install
+    from review.repo import git
 
     root = git.find_worktree(args.where).root if args.project else None
     if args.uninstall:
@@ -328,7 +332,7 @@ def _doctor(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     from dataclasses import asdict
 
-    from review import doctor
+    from review.agents import doctor
 
     checks = doctor.check(Path(args.where).absolute())
     problems = [found for found in checks if not found.ok]
@@ -345,9 +349,9 @@ def _watch(argv: Sequence[str]) -> int:
     parser = _Parser(prog="review watch", description="Tell each worktree's agent, in tmux, when a review is sent to it.")
     parser.add_argument("repository", nargs="?", default=".", help="a path in the repository (default: here)")
     args = parser.parse_args(argv)
+    from review.agents.tmux import KNOWN_AGENTS, Tmux
+    from review.agents.watch import Watcher
     from review.config import load_config
-    from review.deliver import KNOWN_AGENTS, Tmux
-    from review.watch import Watcher
 
     agents = (*KNOWN_AGENTS, *load_config().agents)
     watcher = Watcher(Path(args.repository), Tmux(), agents, lambda line: print(line, flush=True))

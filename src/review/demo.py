@@ -18,7 +18,7 @@ from pathlib import Path
 from textwrap import dedent
 
 from review.errors import ReviewError
-from review.git import run_git
+from review.repo.git import run_git
 
 # The user's git configuration must not sign, hook or rename anything in the demo.
 _CONFIG = ("-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", "-c", "init.defaultBranch=main")

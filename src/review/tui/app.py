@@ -6,11 +6,11 @@ from textual.app import App
 from textual.binding import Binding
 
 from review.config import BadConfig, Config
-from review.git import Worktree
-from review.scope import Scope
-from review.tui.confirm_dialog import ConfirmDialog
-from review.tui.help_screen import HelpScreen
-from review.tui.review_screen import FirstDiff, ReviewScreen
+from review.repo.git import Worktree
+from review.repo.scope import Scope
+from review.tui.dialogs.confirm_dialog import ConfirmDialog
+from review.tui.screens.help_screen import HelpScreen
+from review.tui.screens.review_screen import FirstDiff, ReviewScreen
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.file_list import FileList
 

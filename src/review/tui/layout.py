@@ -17,11 +17,11 @@ from enum import IntEnum
 
 from rich.cells import cell_len
 
-from review.diff import Diff, FileDiff, Hunk, Line, hunk_text
 from review.errors import BrokenDiff
-from review.store import Comment
-from review.text import visible
-from review.words import pair_lines
+from review.repo.diff import Diff, FileDiff, Hunk, Line, hunk_text
+from review.repo.text import visible
+from review.repo.words import pair_lines
+from review.state.store import Comment
 
 TAB_SIZE = 4
 

@@ -18,7 +18,14 @@ from pathlib import Path
 from textual.dom import DOMNode
 
 from review.errors import CannotWrite, ReviewError
-from review.store import Review, ReviewLocked, Store, UnreadableReview, now, replace_atomically
+from review.state.store import (
+    Review,
+    ReviewLocked,
+    Store,
+    UnreadableReview,
+    now,
+    replace_atomically,
+)
 
 UNSAVED = "unsaved.md"
 

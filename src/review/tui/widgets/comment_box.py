@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
-from review.store import Comment
-from review.text import visible
+from review.repo.text import visible
+from review.state.store import Comment
 
 INDENT = 6
 """Cells between the left edge and a box, so boxes sit under the code rather than the numbers."""

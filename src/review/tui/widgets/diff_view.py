@@ -26,14 +26,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from review.diff import Diff, Line, Status
-from review.store import Comment
-from review.highlight import highlight
-from review.words import WordChanges
+from review.repo.diff import Diff, Line, Status
+from review.repo.highlight import highlight
+from review.repo.words import WordChanges
+from review.state.store import Comment
+from review.tui.diff_rows import HunkColours, Palette, RowContext, render_row
 from review.tui.layout import Layout, Place, Row, RowKind, Selection, search_pattern
 from review.tui.widgets.comment_box import CONSOLE, INDENT, BoxStyles, box_lines
-from review.tui.widgets.diff_rows import HunkColours, Palette, RowContext, render_row
-
 
 # How long the view is still before it prepares the places the next keys lead to.
 PREFETCH_DELAY = 0.05
@@ -658,7 +657,9 @@ class _SyntaxStyles:
     """Foreground colours for Pygments token types; the diff's own backgrounds stay."""
 
     def __init__(self, theme: str) -> None:
-        from rich.syntax import PygmentsSyntaxTheme  # loads Pygments' styles: only once drawing
+        from rich.syntax import (
+            PygmentsSyntaxTheme,  # loads Pygments' styles: only once drawing
+        )
 
         try:
             self._theme = PygmentsSyntaxTheme(theme)

@@ -11,8 +11,8 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from review.diff import Diff, FileDiff, Status
-from review.text import visible
+from review.repo.diff import Diff, FileDiff, Status
+from review.repo.text import visible
 
 _STATUS_COLOUR = {
     Status.ADDED: "green",

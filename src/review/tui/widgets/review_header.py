@@ -17,7 +17,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
-from review.text import visible
+from review.repo.text import visible
 
 _GAP = "  "
 

@@ -1,0 +1,61 @@
+"""What the agent in a worktree is doing, as its harness's hooks last said: `.review/agent.json`.
+
+The hooks of Claude Code and Codex call `review hook`, which records the state here; the overview
+and `review watch` read it, the latter so that it never types into a busy agent.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from review.state.store import FOLDER, Store, now, replace_atomically
+
+State = Literal["working", "idle", "waiting"]
+"""working: on a task; idle: its turn is over, it waits for a prompt; waiting: it asks the user
+something (a permission), so nothing may be typed into it."""
+
+FILE = "agent.json"
+
+
+@dataclass(frozen=True)
+class AgentState:
+    state: State
+    at: str
+    """When it was recorded, as the review file writes times."""
+    agent: str
+    """Which harness recorded it: claude, codex."""
+    event: str
+    """The hook event that said so."""
+
+    def age(self) -> float:
+        """Seconds since it was recorded."""
+        try:
+            then = datetime.strptime(self.at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+        except ValueError:
+            return float("inf")
+        return max(0.0, (datetime.now(UTC) - then).total_seconds())
+
+
+def record(root: Path, state: State, agent: str, event: str) -> None:
+    """Write the agent's state for the worktree at `root` (the last writer wins: it is a report)."""
+    store = Store(root)
+    store.make_folder()
+    data = {"state": state, "at": now(), "agent": agent, "event": event}
+    replace_atomically(root / FOLDER / FILE, (json.dumps(data, indent=2) + "\n").encode())
+
+
+def read(root: Path) -> AgentState | None:
+    """The state last recorded for the worktree at `root`; None when there is none or it is
+    unreadable (a report that cannot be read says nothing)."""
+    try:
+        data = json.loads((root / FOLDER / FILE).read_text(encoding="utf-8"))
+        state = data["state"]
+        if state not in ("working", "idle", "waiting"):
+            return None
+        return AgentState(state=state, at=str(data["at"]), agent=str(data.get("agent", "")), event=str(data.get("event", "")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -1,0 +1,116 @@
+"""`review hook claude|codex`: what the agent harnesses' hooks call, with the event's JSON on stdin.
+
+On `Stop`, while there is news the agent has not been told of (a review sent, a reviewer's reply;
+see `review.state.news`), the hook blocks the stop with a short pointer to `review pending`, and marks
+that news delivered: the same news never blocks twice, and a stop that a hook already continued
+(`stop_hook_active`) is let through.
+On every event the agent's state is recorded for the overview and for `review watch`.
+
+A hook must never break the agent: whatever goes wrong, it exits 0, and says why on stderr only.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from review.agents import activity as agent
+from review.agents import command
+from review.agents.activity import State
+from review.errors import ReviewError
+from review.repo import git
+from review.state import news
+from review.state.news import News
+from review.state.store import Store
+
+HARNESSES = ("claude", "codex")
+
+# The agent's state after each event. A Notification is a question to the user (a permission),
+# except the one that says the agent has been idle for a while.
+_STATES: dict[str, State] = {
+    "SessionStart": "idle",
+    "UserPromptSubmit": "working",
+    "PreToolUse": "working",
+    "PostToolUse": "working",
+    "PermissionRequest": "waiting",
+    "Notification": "waiting",
+    "Stop": "idle",
+    "SessionEnd": "idle",
+}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the hook prints: JSON for the harness on stdout, a line for a person on stderr."""
+
+    stdout: str = ""
+    stderr: str = ""
+
+
+def run(harness: str, payload: str, cwd: Path) -> Answer:
+    """Handle one hook call; never raises."""
+    try:
+        event = json.loads(payload)
+    except ValueError as error:
+        return Answer(stderr=f"review hook {harness}: the hook input is not valid JSON ({error}); nothing done")
+    if not isinstance(event, dict):
+        return Answer(stderr=f"review hook {harness}: the hook input is not a JSON object; nothing done")
+    try:
+        return _handle(harness, event, cwd)
+    except ReviewError as error:
+        return Answer(stderr=f"review hook {harness}: {error}")
+    except Exception as error:  # noqa: BLE001 - a hook must not break the agent, even on our bug
+        return Answer(stderr=f"review hook {harness}: internal error: {type(error).__name__}: {error}")
+
+
+def _handle(harness: str, event: dict[str, Any], cwd: Path) -> Answer:
+    name = str(event.get("hook_event_name", ""))
+    where = event.get("cwd") or str(cwd)
+    try:
+        worktree = git.find_worktree(where)
+    except ReviewError:
+        return Answer()  # not in a repository: nothing of ours to do here
+    state = _STATES.get(name)
+    if name == "Notification" and _idle_notice(event):
+        state = "idle"
+    answer = Answer()
+    if name == "Stop" and not event.get("stop_hook_active"):
+        pointer = _deliver(Store(worktree.root))
+        if pointer:
+            answer = Answer(stdout=json.dumps({"decision": "block", "reason": pointer}))
+            state = "working"  # it goes on, to read the news
+    if state is not None:
+        agent.record(worktree.root, state, harness, name)
+    return answer
+
+
+def _idle_notice(event: dict[str, Any]) -> bool:
+    kind = str(event.get("notification_type", ""))
+    message = str(event.get("message", "")).lower()
+    return kind == "idle_prompt" or "waiting for your input" in message
+
+
+def _deliver(store: Store) -> str:
+    """The pointer to block a stop with, once per piece of news; empty when there is none."""
+    told = news.deliver(store, interrupting=True)
+    return pointer(told) if told else ""
+
+
+def pointer(told: News) -> str:
+    """The one line that tells an agent of news worth interrupting it for (`News.interrupting`):
+    a command that prints it, runnable as written in the agent's shell, then what it is and what
+    to do, after a `#` so that a shell ignores them."""
+    review = command.runnable()
+    said = []
+    if told.asking:
+        said.append(f"{told.open} review comment{'s wait' if told.open != 1 else ' waits'} for you on this worktree")
+    if told.replies:
+        said.append(f"the reviewer answered you on {', '.join(told.answered())}")
+    what = "; ".join(said)
+    return (
+        f"{review} pending  # {what[0].upper()}{what[1:]}. This command prints {'them' if told.open > 1 else 'it'}."
+        f' Fix what each comment asks, then answer it with {review} resolve ID -m "what you did"'
+        f' (or {review} reply ID -m "your answer" to disagree or ask).'
+    )

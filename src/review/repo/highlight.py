@@ -1,0 +1,137 @@
+"""Syntax colours for diff lines: Pygments token types by line, with the lexer chosen by file name.
+
+Each side of a hunk is lexed as one text, so a docstring or block comment that spans several lines
+is coloured on all of them, and the tokens are then cut back into spans of the given lines. Only
+token types are returned: how each looks is the view's business, and the lines themselves are
+never changed, so the view draws them as they are and lays the spans over them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from posixpath import basename
+from typing import TYPE_CHECKING
+
+from pygments.token import Text, _TokenType
+
+if TYPE_CHECKING:
+    from pygments.lexer import Lexer
+
+Token = tuple[int, int, _TokenType]
+"""Start and end offsets within a line, and the Pygments token type of the text between them."""
+
+# Beyond either limit the text is left plain: a few lexers backtrack badly on long lines, and a
+# frame must never wait seconds for colour.
+_MAX_TEXT = 200_000
+_MAX_LINE = 5_000
+
+# Pygments compiles a lexer class's rules on first use, rewriting shared rule lists in place with
+# no lock, and lexers that embed others (HTML with CSS and JavaScript) do so midway through lexing.
+# Lexing is pure Python, so the GIL already runs one at a time: the lock costs no throughput.
+_LEXING = threading.Lock()
+
+
+def lexer_for(path: str) -> Lexer | None:
+    """A fresh Pygments lexer for the file at `path`, chosen by its name, or None for plain text.
+
+    Recognises whole names (`Makefile`, `Dockerfile`, `.bashrc`) as well as extensions. Never
+    raises, whatever the name holds.
+    """
+    lexer_class = _lexer_class(basename(path))
+    if lexer_class is None:
+        return None
+    try:
+        with _LEXING:
+            # Line endings, blank edges and the final newline are the diff's: the lexer keeps them.
+            return lexer_class(stripnl=False, stripall=False, ensurenl=False)
+    # Compiling a lexer's rules runs its code for the first time; a broken one means plain text.
+    except Exception:
+        return None
+
+
+def highlight(path: str, lines: Sequence[str]) -> list[list[Token]]:
+    """The coloured spans of each of `lines`, one list a line, lexed together as the file at `path`.
+
+    Offsets count characters of the lines as given. Text that is plain (whitespace, or a file type
+    with no lexer) has no span. Lines too long to lex quickly, and any lexer that fails, leave
+    every line plain rather than stall or break the view.
+    """
+    plain: list[list[Token]] = [[] for _ in lines]
+    if not lines or any(len(line) > _MAX_LINE for line in lines):
+        return plain
+    # The newline after the last line lets lexers close a comment or statement that ends there.
+    text = "\n".join(lines) + "\n"
+    if len(text) > _MAX_TEXT:
+        return plain
+    lexer = lexer_for(path)
+    if lexer is None:
+        return plain
+    try:
+        with _LEXING:
+            return _split(lines, _tokens(lexer, text))
+    # A lexer is code written for every language there is: whatever goes wrong in one, the
+    # reviewer still gets the lines.
+    except Exception:
+        return plain
+
+
+@lru_cache(maxsize=1024)
+def _lexer_class(name: str) -> type[Lexer] | None:
+    # Keyed on the whole name, not the extension: Pygments matches whole names and double
+    # extensions too (CMakeLists.txt is CMake while other .txt files are text; .html.j2 is Jinja).
+    try:
+        # Pygments' lexer index loads on first use, off the path to the first screen.
+        from pygments.lexers import find_lexer_class_for_filename
+
+        lexer_class: type[Lexer] | None = find_lexer_class_for_filename(name)
+    # Plugin lexers are third-party code; a broken one must not stop the others.
+    except Exception:
+        return None
+    from pygments.lexers.special import TextLexer
+
+    if lexer_class is None or issubclass(lexer_class, TextLexer):
+        return None
+    return lexer_class
+
+
+def _tokens(lexer: Lexer, text: str) -> Iterator[tuple[int, _TokenType, str]]:
+    # `get_tokens` would drop a leading byte order mark and turn a lone "\r" into "\n", moving
+    # offsets; the unprocessed tokens keep the text as it is.
+    position = 0
+    for _, token_type, value in lexer.get_tokens_unprocessed(text):
+        # Offsets are counted from the values, so a lexer that loses or changes text must not
+        # shift the colours of every line after it.
+        if not text.startswith(value, position):
+            raise ValueError(f"{type(lexer).__name__} does not reproduce its input")
+        yield position, token_type, value
+        position += len(value)
+
+
+def _split(lines: Sequence[str], tokens: Iterator[tuple[int, _TokenType, str]]) -> list[list[Token]]:
+    spans: list[list[Token]] = [[] for _ in lines]
+    row = 0
+    row_start = 0
+    for start, token_type, value in tokens:
+        end = start + len(value)
+        if token_type in Text:
+            continue
+        while start < end:
+            row_end = row_start + len(lines[row])
+            if start > row_end:
+                row += 1
+                row_start = row_end + 1
+                continue
+            stop = min(end, row_end)
+            if start < stop:
+                _add(spans[row], start - row_start, stop - row_start, token_type)
+            start = stop + 1
+    return spans
+
+
+def _add(spans: list[Token], start: int, end: int, token_type: _TokenType) -> None:
+    if spans and spans[-1][1] == start and spans[-1][2] == token_type:
+        spans[-1] = (spans[-1][0], end, token_type)
+    else:
+        spans.append((start, end, token_type))

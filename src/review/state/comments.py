@@ -1,0 +1,280 @@
+"""What reviewers and agents do to comments: write, edit, delete, reply, resolve, reopen.
+
+The TUI and the command line both go through these functions, and each change is one
+`Store.update`, so an agent's `review resolve` and the reviewer's key press can happen at the same
+moment and both are kept.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from review.errors import ReviewError
+from review.repo import git
+from review.repo.git import Worktree
+from review.repo.text import decode
+from review.state import anchor
+from review.state.store import (
+    Author,
+    Comment,
+    CommentStatus,
+    Reply,
+    Review,
+    Severity,
+    Side,
+    Store,
+    now,
+)
+
+SEVERITIES: tuple[Severity, ...] = ("must", "should", "question", "nit")
+"""The one order of the severities, everywhere they are listed: instructions, the comment editor's
+chooser and `ctrl+t`, the README. What must change comes first, as agents act on it."""
+
+
+class CommentError(ReviewError):
+    """A change to a comment that its state does not allow."""
+
+
+@dataclass(frozen=True)
+class Where:
+    """The lines a comment is written on."""
+
+    path: str
+    side: Side = "new"
+    line: int | None = None
+    """None for a comment on the whole file."""
+    end_line: int | None = None
+    old_path: str | None = None
+
+
+def lines_of(content: bytes) -> list[str]:
+    """A file's lines as the diff shows them: decoded, without line endings."""
+    text, _ = decode(content)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+class FileReader:
+    """Reads a file's lines on either side, once each: the old side from the commit the diff
+    starts at, the new side from the working tree (or from `new`: a commit, or "" for the index)."""
+
+    def __init__(self, worktree: Worktree, base: str | None, new: str | None = None) -> None:
+        self.worktree = worktree
+        self.base = base
+        self.new = new
+        self._cache: dict[tuple[str, Side], list[str] | None] = {}
+
+    def __call__(self, path: str, side: Side) -> list[str] | None:
+        key = (path, side)
+        if key not in self._cache:
+            self._cache[key] = self._read(path, side)
+        return self._cache[key]
+
+    def _read(self, path: str, side: Side) -> list[str] | None:
+        rev = self.base if side == "old" else self.new
+        if side == "old" or rev is not None:
+            content = None if rev is None else git.file_at(self.worktree, rev, path)
+            return None if content is None else lines_of(content)
+        try:
+            return lines_of((self.worktree.root / path).read_bytes())
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+
+
+def add(store: Store, where: Where, body: str, severity: Severity, lines: Sequence[str] | None, source: str | None = None) -> Comment:
+    """Write a draft comment on `where`, anchored in `lines` (the file's lines on that side).
+
+    Raises:
+        CommentError: the text is empty or the lines are not in the file.
+    """
+    if not body.strip():
+        raise CommentError("a comment needs some text")
+    captured = None
+    if where.line is not None:
+        end = where.end_line or where.line
+        if lines is None:
+            raise CommentError(f"{where.path} has no {where.side} side to comment on")
+        try:
+            captured = anchor.capture(lines, where.line, end, source)
+        except ValueError as error:
+            raise CommentError(f"{where.path}: {error}") from None
+
+    def change(review: Review) -> Comment:
+        comment = Comment(
+            id=review.new_comment_id(),
+            path=where.path,
+            old_path=where.old_path,
+            side=where.side,
+            line=where.line,
+            end_line=(where.end_line or where.line) if where.line is not None else None,
+            body=body,
+            severity=severity,
+            anchor=captured,
+        )
+        review.comments.append(comment)
+        return comment
+
+    return store.update(change)
+
+
+def edit(store: Store, id: str, body: str, severity: Severity | None = None) -> Comment:
+    """Change a comment's text (and severity)."""
+    if not body.strip():
+        raise CommentError("a comment needs some text; delete it instead")
+
+    def change(review: Review) -> Comment:
+        comment = review.comment(id)
+        comment.body = body
+        if severity is not None:
+            comment.severity = severity
+        comment.updated_at = now()
+        return comment
+
+    return store.update(change)
+
+
+def delete(store: Store, id: str) -> None:
+    """Remove a comment; its id is never given again."""
+
+    def change(review: Review) -> None:
+        comment = review.comment(id)
+        review.comments.remove(comment)
+        for sent in review.rounds:
+            if id in sent.comment_ids:
+                sent.comment_ids.remove(id)
+
+    store.update(change)
+
+
+def reply(store: Store, id: str, author: Author, body: str) -> Comment:
+    """Add to a comment's thread."""
+    if not body.strip():
+        raise CommentError("a reply needs some text")
+
+    def change(review: Review) -> Comment:
+        comment = review.comment(id)
+        comment.thread.append(Reply(author=author, body=body))
+        comment.updated_at = now()
+        return comment
+
+    return store.update(change)
+
+
+def resolve(store: Store, id: str, note: str | None = None) -> Comment:
+    """The agent says it dealt with a comment: `addressed`, with a note of what it did.
+
+    Raises:
+        CommentError: the comment is still a draft (the agent has not been sent it).
+    """
+
+    def change(review: Review) -> Comment:
+        comment = review.comment(id)
+        if comment.status == "draft":
+            raise CommentError(f"comment {id} is a draft: it has not been sent yet")
+        comment.status = "addressed"
+        if note and note.strip():
+            comment.thread.append(Reply(author="agent", body=note))
+        comment.updated_at = now()
+        return comment
+
+    return store.update(change)
+
+
+def set_status(store: Store, id: str, status: CommentStatus) -> Comment:
+    """The reviewer resolves, reopens or gives up on a sent comment."""
+
+    def change(review: Review) -> Comment:
+        comment = review.comment(id)
+        if comment.status == "draft":
+            raise CommentError(f"comment {id} is a draft: send it first")
+        comment.status = status
+        comment.updated_at = now()
+        return comment
+
+    return store.update(change)
+
+
+def reanchor(store: Store, read: Callable[[str, Side], list[str] | None], renames: dict[str, str]) -> Review:
+    """Find every comment's code again in the files as they are now, and record where it is.
+
+    `read` gives a file's current lines on a side; `renames` maps old paths to new ones, so a
+    comment follows its file when the agent renames it.
+    """
+    review = store.read()
+    found: dict[str, tuple[str, int | None, int | None, str]] = {}
+    for comment in review.comments:
+        if comment.anchor is None:
+            continue
+        path = comment.path
+        lines = read(side_path(comment), comment.side)
+        if lines is None and comment.side == "new" and path in renames:
+            path = renames[path]
+            lines = read(path, comment.side)
+        place = anchor.locate(comment.anchor, lines or [])
+        now_at = (path, place.line, place.end_line, place.state)
+        if now_at != (comment.path, comment.line, comment.end_line, comment.anchor_state):
+            found[comment.id] = now_at
+    if not found:
+        return review
+
+    def change(current: Review) -> Review:
+        for comment in current.comments:
+            if comment.id in found:
+                path, line, end_line, state = found[comment.id]
+                if path != comment.path:
+                    comment.old_path = comment.old_path or comment.path
+                comment.path, comment.line, comment.end_line = path, line, end_line
+                comment.anchor_state = state  # type: ignore[assignment]
+        return current
+
+    return store.update(change)
+
+
+def side_path(comment: Comment) -> str:
+    """The path to read the commented side from: the old path for removed code of a renamed file."""
+    return (comment.old_path or comment.path) if comment.side == "old" else comment.path
+
+
+def severity_rank(comment: Comment) -> int:
+    return SEVERITIES.index(comment.severity)
+
+
+def open_comments(review: Review) -> list[Comment]:
+    """The comments the agent still has to deal with: sent, or reopened, and not answered."""
+    return [c for c in review.comments if c.status == "open"]
+
+
+def review_state(review: Review) -> str:
+    """The overview's word for a review: none, draft, sent, addressed or approved."""
+    latest = review.latest_round()
+    if latest is not None and latest.verdict == "approve" and not any(c.status == "draft" for c in review.comments):
+        return "approved"
+    if any(c.status == "draft" for c in review.comments):
+        return "draft"
+    if latest is None:
+        return "none"
+    if any(c.status == "open" for c in review.comments):
+        return "sent"
+    return "addressed"
+
+
+def path_in(worktree: Worktree, file: str, cwd: Path) -> str:
+    """`file`, given relative to `cwd` or absolute, as a path relative to the worktree's root.
+
+    Raises:
+        CommentError: the file is outside the worktree.
+    """
+    target = Path(os.path.normpath(cwd.absolute() / file))
+    # A link inside the worktree names the link, not where it points, so try the path as written
+    # before the resolved one.
+    for candidate, root in ((target, worktree.root), (target.resolve(), worktree.root.resolve())):
+        try:
+            return candidate.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    raise CommentError(f"{file} is not inside the worktree {worktree.root}")

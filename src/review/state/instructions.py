@@ -1,0 +1,187 @@
+"""The open comments as instructions an agent can act on: Markdown to read, or JSON to parse.
+
+Each comment says where (the path and the line numbers as the file is now), quotes the code with a
+line of context on each side, gives the reviewer's words and severity, and says exactly how to
+answer, with a command that runs as written in the agent's shell. Comments are grouped by file in
+diff order, and within a file the weightiest come first. Each comment comes with its whole thread,
+and the reviewer's replies since the agent last answered in it are marked new: they wait for an
+answer, whichever way the agent heard of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from review.repo.text import visible
+from review.state import news
+from review.state.comments import open_comments, severity_rank, side_path
+from review.state.store import Comment, Review, Round, Side
+
+VERDICTS = {"request_changes": "changes requested", "comment": "comments", "approve": "approved"}
+
+
+@dataclass(frozen=True)
+class Quote:
+    """The code a comment is on, as the file is now."""
+
+    first: int | None
+    """The number of the first line shown (a context line when there is one)."""
+    lines: list[str]
+    commented: range
+    """Which of `lines` (by index) the comment is on."""
+
+
+@dataclass(frozen=True)
+class Instruction:
+    comment: Comment
+    quote: Quote
+    new: frozenset[int] = frozenset()
+    """Which replies of the thread (by index) are new to the agent (`news.unanswered`)."""
+
+
+def gather(review: Review, read: Callable[[str, Side], list[str] | None]) -> list[Instruction]:
+    """The open comments in the order an agent should take them: by file in diff order (git's
+    path order), weightiest first, then by line."""
+    found = [
+        Instruction(c, _quote(c, read(side_path(c), c.side)), frozenset(news.unanswered(c)))
+        for c in open_comments(review)
+    ]
+    return sorted(
+        found,
+        key=lambda item: (
+            item.comment.path.encode("utf-8", "surrogateescape"),
+            severity_rank(item.comment),
+            item.comment.line or 0,
+        ),
+    )
+
+
+def _quote(comment: Comment, lines: list[str] | None) -> Quote:
+    if comment.line is None or lines is None:
+        # On the whole file, or its code is gone: what it was written on is all there is.
+        original = comment.anchor.lines if comment.anchor is not None else []
+        return Quote(None, list(original), range(len(original)))
+    end = comment.end_line or comment.line
+    first = max(1, comment.line - 1)
+    last = min(len(lines), end + 1)
+    shown = lines[first - 1 : last]
+    return Quote(first, shown, range(comment.line - first, end - first + 1))
+
+
+def markdown(
+    worktree: Path, latest: Round | None, items: Sequence[Instruction], *, review: str, always: bool = False
+) -> str:
+    """The instructions as Markdown; empty when there are none, unless `always` (then the round's
+    verdict and summary, and that there is nothing to change). `review` is the command that runs
+    review in the agent's shell (`review.agents.command.runnable`)."""
+    if not items and not (always and latest is not None):
+        return ""
+    out: list[str] = []
+    title = f"# Review of {worktree.name}"
+    if latest is not None:
+        title += f": round {latest.id}, {VERDICTS[latest.verdict]}"
+    out.append(title)
+    out.append("")
+    if latest is not None and latest.summary.strip():
+        out.extend("> " + line if line else ">" for line in latest.summary.strip().splitlines())
+        out.append("")
+    if not items:
+        return "\n".join([*out, "Nothing to change."]) + "\n"
+    out.append(_opening(worktree, items, review))
+    path = None
+    for item in items:
+        comment = item.comment
+        if comment.path != path:
+            path = comment.path
+            out.extend(["", f"## {visible(path)}"])
+        out.extend(["", f"### {comment.id} · {comment.severity} · {_where(comment)}", ""])
+        out.extend(_code_block(item.quote))
+        out.append("")
+        out.append(comment.body.strip())
+        for index, reply in enumerate(comment.thread):
+            new = "**New:** " if index in item.new else ""
+            out.extend(["", f"{new}*{reply.author}, {reply.at}:* {reply.body.strip()}"])
+        out.append("")
+        out.append(f'Answer: `{review} resolve {comment.id} -m "..."` or `{review} reply {comment.id} -m "..."`')
+    return "\n".join(out) + "\n"
+
+
+def _opening(worktree: Path, items: Sequence[Instruction], review: str) -> str:
+    count = len(items)
+    answered = [item.comment.id for item in items if item.new]
+    said = [f"{count} comment{'s' * (count != 1)} to address, in {worktree}."]
+    if answered:
+        said.append(
+            f"The reviewer answered you on {', '.join(answered)}: the new replies are marked **New:**."
+        )
+    said.append(
+        f'For each comment: change the code, then run `{review} resolve ID -m "what you did"`. If you disagree '
+        f'or need to ask, run `{review} reply ID -m "your answer"` instead. Line numbers are those of the files '
+        "as they are now."
+    )
+    return " ".join(said)
+
+
+def _where(comment: Comment) -> str:
+    if comment.line is None:
+        if comment.anchor_state == "lost":
+            return "the code it was on is gone from the file; it is quoted as it was"
+        return "the whole file"
+    end = comment.end_line or comment.line
+    lines = f"line {comment.line}" if end == comment.line else f"lines {comment.line}-{end}"
+    if comment.side == "old":
+        lines += " of the old version (removed code)"
+    if comment.anchor_state == "moved":
+        lines += " (moved since the comment was written)"
+    elif comment.anchor_state == "changed":
+        lines += " (changed since the comment was written)"
+    return lines
+
+
+def _code_block(quote: Quote) -> list[str]:
+    # '>' marks the commented lines; the others are context. Numbers are the file's own.
+    if not quote.lines:
+        return ["(no code quoted)"]
+    width = len(str((quote.first or 1) + len(quote.lines)))
+    body = []
+    for index, line in enumerate(quote.lines):
+        mark = ">" if index in quote.commented else " "
+        number = "" if quote.first is None else f"{quote.first + index:>{width}} "
+        body.append(f"{mark}{number}{visible(line)}")
+    longest = max((len(run) for run in re.findall(r"`+", "\n".join(body))), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, *body, fence]
+
+
+def as_json(worktree: Path, latest: Round | None, items: Sequence[Instruction]) -> dict[str, Any]:
+    """The instructions as the JSON of DESIGN.md (`review pending --json`); each reply in a thread
+    also says whether it is `new` to the agent."""
+    return {
+        "worktree": str(worktree),
+        "round": None
+        if latest is None
+        else {"id": latest.id, "verdict": latest.verdict, "summary": latest.summary, "sent_at": latest.sent_at},
+        "comments": [
+            {
+                "id": item.comment.id,
+                "path": item.comment.path,
+                "side": item.comment.side,
+                "line": item.comment.line,
+                "end_line": item.comment.end_line,
+                "severity": item.comment.severity,
+                "status": item.comment.status,
+                "anchor_state": item.comment.anchor_state,
+                "body": item.comment.body,
+                "code": [item.quote.lines[i] for i in item.quote.commented],
+                "thread": [
+                    {"author": r.author, "body": r.body, "at": r.at, "new": index in item.new}
+                    for index, r in enumerate(item.comment.thread)
+                ],
+            }
+            for item in items
+        ],
+    }

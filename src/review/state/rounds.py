@@ -1,0 +1,76 @@
+"""Sending a review: the drafts become one round, recorded with a snapshot of the worktree, and
+the round is written out as instructions for an agent that reads files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from review.agents import command
+from review.errors import ReviewError
+from review.repo import git
+from review.repo.git import Worktree
+from review.state import instructions
+from review.state.store import Review, Round, Side, Store, Verdict, replace_atomically
+
+
+class NothingToSend(ReviewError):
+    """Sending with no drafts, no summary and no approval."""
+
+
+class PartlySent(ReviewError):
+    """The round was recorded, but what follows it (its snapshot's ref, the instructions file)
+    could not be written: sending again would send nothing."""
+
+
+INSTRUCTIONS = "instructions.md"
+
+
+def send(
+    store: Store,
+    worktree: Worktree,
+    verdict: Verdict,
+    summary: str,
+    read: Callable[[str, Side], list[str] | None],
+) -> Round:
+    """Send the drafts as one round: they become open, and the round records a snapshot of the
+    worktree so that what changes afterwards can be shown.
+
+    `read` gives a file's current lines, for the code quoted in the instructions file.
+
+    Raises:
+        NothingToSend: no drafts, no summary, and not an approval.
+    """
+    drafts = [c for c in store.read().comments if c.status == "draft"]
+    if not drafts and not summary.strip() and verdict != "approve":
+        raise NothingToSend("nothing to send: write a comment, a summary, or approve")
+    snapshot = git.snapshot(worktree, "review: the worktree as it was reviewed")
+
+    def change(review: Review) -> tuple[Review, Round]:
+        sent = Round(id=review.new_round_id(), verdict=verdict, summary=summary, snapshot=snapshot)
+        for comment in review.comments:
+            if comment.status == "draft":
+                comment.status = "open"
+                comment.round = sent.id
+                comment.updated_at = sent.sent_at
+                sent.comment_ids.append(comment.id)
+        review.rounds.append(sent)
+        return review, sent
+
+    review, sent = store.update(change)
+    try:
+        git.keep(worktree, f"refs/review/{git.worktree_name(worktree)}/{sent.id}", snapshot)
+        write_instructions(store, worktree, review, sent, read)
+    except ReviewError as error:
+        # The round is in the review file, so the agent can read it: say so, lest it be sent twice.
+        raise PartlySent(f"review {sent.id} was sent, but {error}") from None
+    return sent
+
+
+def write_instructions(
+    store: Store, worktree: Worktree, review: Review, sent: Round, read: Callable[[str, Side], list[str] | None]
+) -> None:
+    """`.review/instructions.md`: the round as an agent that reads files rather than running
+    commands finds it."""
+    items = instructions.gather(review, read)
+    text = instructions.markdown(worktree.root, sent, items, review=command.runnable(), always=True)
+    replace_atomically(store.folder / INSTRUCTIONS, text.encode("utf-8", "surrogateescape"))

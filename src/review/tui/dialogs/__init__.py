@@ -1,0 +1,1 @@
+"""The dialogs of the Textual application, on one shared frame."""

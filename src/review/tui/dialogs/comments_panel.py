@@ -1,0 +1,179 @@
+"""Every comment of the worktree in one list; choosing one goes to it in the diff."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from review.repo.text import visible
+from review.state.store import AnchorState, Comment, CommentStatus, Severity
+
+BODY_PREVIEW = 200
+"""Characters of a comment's first line kept in its row; the row's width cuts it shorter."""
+
+_STATUS_STYLE: dict[CommentStatus, str] = {
+    "draft": "yellow",
+    "open": "bold",
+    "addressed": "cyan",
+    "resolved": "green",
+    "wontfix": "dim",
+}
+_SEVERITY_STYLE: dict[Severity, str] = {
+    "must": "bold red",
+    "should": "yellow",
+    "nit": "dim",
+    "question": "magenta",
+}
+_ANCHOR_STYLE: dict[AnchorState, str] = {
+    "exact": "",
+    "moved": "dim",
+    "changed": "yellow",
+    "lost": "red",
+}
+
+
+@dataclass(frozen=True)
+class PanelEntry:
+    """One comment as the panel lists it."""
+
+    id: str
+    path: str
+    line: int | None
+    """The first commented line now; None for a file-level comment."""
+    end_line: int | None
+    severity: Severity
+    status: CommentStatus
+    anchor_state: AnchorState
+    body: str
+    replies: int
+    """How many messages its thread holds."""
+
+    @classmethod
+    def of(cls, comment: Comment) -> PanelEntry:
+        """The entry for a comment of the review file."""
+        return cls(
+            id=comment.id,
+            path=comment.path,
+            line=comment.line,
+            end_line=comment.end_line,
+            severity=comment.severity,
+            status=comment.status,
+            anchor_state=comment.anchor_state,
+            body=comment.body,
+            replies=len(comment.thread),
+        )
+
+    @property
+    def place(self) -> str:
+        """Where the comment is, e.g. "src/app.py:12-14", "src/app.py:12" or "src/app.py (file)"."""
+        if self.line is None:
+            return f"{self.path} (file)"
+        if self.end_line is None or self.end_line == self.line:
+            return f"{self.path}:{self.line}"
+        return f"{self.path}:{self.line}-{self.end_line}"
+
+
+def entry_prompt(entry: PanelEntry) -> Text:
+    """The two lines that list `entry`: what and where, then the start of what it says."""
+    text = Text(end="")
+    text.append(f"{entry.status:<9}", _STATUS_STYLE[entry.status])
+    text.append(f" {entry.severity:<8}", _SEVERITY_STYLE[entry.severity])
+    text.append(f" {visible(entry.place)}", "bold")
+    if entry.anchor_state != "exact":
+        text.append(f"  {entry.anchor_state}", _ANCHOR_STYLE[entry.anchor_state])
+    if entry.replies:
+        text.append(f"  {entry.replies} repl{'y' if entry.replies == 1 else 'ies'}", "italic")
+    lines = entry.body.strip().split("\n", 1)
+    first = visible(lines[0].rstrip("\r")[:BODY_PREVIEW])
+    text.append(f"\n  {first}")
+    return text
+
+
+class CommentsPanel(ModalScreen[str | None]):
+    """Choose a comment; the panel closes with its id."""
+
+    BINDINGS = [
+        # a priority over the list's own enter, so that the footer shows it
+        Binding("enter", "go_to", "Go to", priority=True, id="go_to_comment"),
+        Binding("escape", "close", "Close", id="close_comments"),
+        Binding("j", "move(1)", "Down", show=False, id="comments_down"),
+        Binding("k", "move(-1)", "Up", show=False, id="comments_up"),
+    ]
+
+    DEFAULT_CSS = """
+    CommentsPanel {
+        align: center middle;
+        & > Vertical {
+            width: 96%; max-width: 120; height: 80%; min-height: 12; max-height: 100%;
+            background: $panel; border: round $primary; padding: 0 1;
+        }
+        #title { text-style: bold; margin: 0 0 1 0; }
+        OptionList { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
+        #empty { height: auto; color: $text-muted; margin: 0 0 1 0; }
+        &.-empty > Vertical { height: auto; min-height: 0; }
+        Footer { background: $panel; }
+    }
+    """
+
+    def __init__(self, entries: Sequence[PanelEntry]) -> None:
+        """Open the panel.
+
+        Args:
+            entries: The comments, in the order (and grouping) they are listed.
+        """
+        super().__init__()
+        self.entries = list(entries)
+
+    def compose(self) -> ComposeResult:
+        count = len(self.entries)
+        with Vertical():
+            yield Static(Text(f"Comments ({count})"), id="title")
+            if self.entries:
+                options: list[Option | None] = []
+                for index, entry in enumerate(self.entries):
+                    if index:
+                        options.append(None)
+                    options.append(Option(entry_prompt(entry), id=entry.id))
+                yield OptionList(*options, markup=False)
+            else:
+                yield Static(Text("No comments yet: press c on a line to write one."), id="empty")
+            yield Footer(show_command_palette=False, compact=True)
+
+    def on_mount(self) -> None:
+        self.set_class(not self.entries, "-empty")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # nothing to go to: the footer leaves the key out
+        return action != "go_to" or bool(self.entries)
+
+    def action_go_to(self) -> None:
+        """Close with the highlighted comment's id."""
+        if self.entries:
+            option = self.query_one(OptionList).highlighted_option
+            if option is not None:
+                self.dismiss(option.id)
+
+    def action_close(self) -> None:
+        """Close without choosing."""
+        self.dismiss(None)
+
+    def action_move(self, rows: int) -> None:
+        """Highlight the next (1) or previous (-1) comment."""
+        if self.entries:
+            options = self.query_one(OptionList)
+            if rows > 0:
+                options.action_cursor_down()
+            else:
+                options.action_cursor_up()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)

@@ -1,0 +1,614 @@
+"""The review screen: a worktree's diff with its file list, kept current while the agent works."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from concurrent.futures import Future
+from dataclasses import replace
+from pathlib import Path
+from typing import cast
+
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Input
+from watchfiles import Change as FileChange
+from watchfiles import awatch
+
+from review.agents import doctor
+from review.errors import ReviewError
+from review.repo import scope
+from review.repo.diff import Diff, FileDiff, Status
+from review.repo.git import Worktree
+from review.repo.scope import Scope, Sides
+from review.repo.text import visible
+from review.state import comments, rounds
+from review.state.comments import FileReader, Where
+from review.state.store import (
+    FOLDER,
+    Comment,
+    CommentStatus,
+    Review,
+    Round,
+    Severity,
+    Side,
+    Store,
+    Verdict,
+)
+from review.tui.dialogs.comment_editor import CommentEditor, EditorResult
+from review.tui.dialogs.comments_panel import CommentsPanel, PanelEntry
+from review.tui.dialogs.confirm_dialog import ConfirmDialog
+from review.tui.dialogs.send_dialog import SendDialog, SendResult
+from review.tui.saving import RETRY_SECONDS, Change, Saving
+from review.tui.widgets.diff_view import DiffView
+from review.tui.widgets.file_list import FileList
+from review.tui.widgets.review_footer import ReviewFooter
+from review.tui.widgets.review_header import ReviewHeader
+
+IGNORE_TYPING = 0.75
+"""After a key that opens an editor was refused, keys that follow each other closer than this
+(seconds) are the reviewer typing the text they meant for it: ignored until the typing pauses."""
+_TYPING_KEYS = {"space", "enter", "backspace", "tab"}
+
+# Each press of `z` shows this many more lines around every change in the file.
+CONTEXT_STEP = 10
+DEFAULT_CONTEXT = 3
+
+# Changes here never change the diff: git's object store and logs, and lock files.
+_QUIET_PARTS = {"objects", "logs"}
+
+
+def _matters(change: FileChange, path: str) -> bool:
+    parts = Path(path).parts
+    if FOLDER in parts:
+        return parts[-1] == "review.json"  # the review, written by us or by the agent
+    return not (set(parts) & _QUIET_PARTS) and not path.endswith(".lock")
+
+
+FirstDiff = tuple[Sides, "Future[Diff]"]
+"""The sides and the diff being read while the app starts."""
+
+
+class ReviewScreen(Screen[None]):
+    """Read one worktree's diff."""
+
+    BINDINGS = [
+        Binding("tab", "switch_focus", "Files/diff", show=False, id="switch_focus"),
+        Binding("x", "toggle_viewed", "Viewed", id="toggle_viewed"),
+        Binding("z", "more_context", "Context", show=False, id="more_context"),
+        Binding("slash", "search", "Search", key_display="/", id="search"),
+        Binding("n", "next(True)", "Next comment", show=False, id="next_comment"),
+        Binding("N", "next(False)", "Previous comment", show=False, id="previous_comment"),
+        Binding("escape", "clear", "Clear search or selection", show=False, id="clear"),
+        Binding("f", "toggle_file_list", "File list", show=False, id="toggle_file_list"),
+        Binding("c", "comment", "Comment", id="comment"),
+        Binding("C", "comment_on_file", "File comment", show=False, id="comment_on_file"),
+        Binding("e", "edit_comment", "Edit comment", show=False, id="edit_comment"),
+        Binding("d", "delete_comment", "Delete comment", show=False, id="delete_comment"),
+        Binding("a", "reply", "Reply to comment", show=False, id="reply"),
+        Binding("r", "resolve", "Resolve / reopen comment", show=False, id="resolve"),
+        Binding("p", "comments_panel", "Comments", show=False, id="comments_panel"),
+        Binding("u", "since_review", "Since last review", show=False, id="since_review"),
+        Binding("S", "send", "Send", id="send"),
+    ]
+
+    DEFAULT_CSS = """
+    ReviewScreen {
+        #body { height: 1fr; }
+        FileList { width: 25%; min-width: 20; max-width: 44; border-right: vkey $panel-lighten-2; }
+        FileList.hidden { display: none; }
+        DiffView { width: 1fr; }
+        #search { display: none; border: none; height: 1; padding: 0 1; }
+        #search.shown { display: block; }
+    }
+    """
+
+    def __init__(
+        self,
+        worktree: Worktree,
+        chosen: Scope,
+        *,
+        watch: bool = True,
+        split: bool = False,
+        syntax_theme: str | None = None,
+        first: FirstDiff | None = None,
+    ) -> None:
+        super().__init__()
+        self._first = first
+        self.worktree = worktree
+        self.chosen = chosen
+        self.watching = watch
+        self.sides: Sides | None = None
+        self.diff: Diff | None = None
+        self.store = Store(worktree.root)
+        self.review = Review()
+        self.reader: FileReader | None = None
+        """Reads the lines of the files as the diff shows them, for anchoring new comments."""
+        self.context: dict[str, int] = {}
+        self.ignore_typing = IGNORE_TYPING
+        """Seconds of quiet that end the ignoring of keys after a refused one."""
+        self._typed_at = float("-inf")
+        """When the refused key, or the last key ignored after it, was pressed."""
+        self._marking: dict[str, bool] = {}
+        """Viewed marks set (True) or cleared (False) and not saved yet, by path."""
+        self._ignored = 0
+        self.saving = Saving(self, self.store, saved=self._saved, problem=self._problem, changed=self._show_header)
+        """The reviewer's changes, saved in order off the UI thread."""
+        self._split = split
+        self._syntax_theme = syntax_theme
+
+    def compose(self) -> ComposeResult:
+        yield ReviewHeader(id="header")
+        with Horizontal(id="body"):
+            yield FileList(id="files")
+            yield DiffView(id="diff", syntax_theme=self._syntax_theme)
+        yield Input(placeholder="search (enter: find, escape: cancel)", id="search")
+        yield ReviewFooter()
+
+    @property
+    def view(self) -> DiffView:
+        return self.query_one(DiffView)
+
+    @property
+    def files(self) -> FileList:
+        return self.query_one(FileList)
+
+    def on_mount(self) -> None:
+        self.watch(self.view, "cursor_file", self._follow_cursor, init=False)
+        self.view.split = self._split
+        self.view.focus()
+        self._show_header()
+        self.load()
+        self.set_interval(RETRY_SECONDS, self.saving.retry)
+        if self.saving.earlier():
+            self._problem(f"Text you wrote earlier could not be saved; it is kept in {self.saving.file}.")
+        if self.watching:
+            self.watch_worktree()
+
+    # -- loading -------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="load")
+    def load(self) -> None:
+        """Read the diff (again) from git, and find the comments' code in it, off the UI thread."""
+        first, self._first = self._first, None
+        try:
+            if first is not None:
+                sides, diff = first[0], first[1].result()
+            else:
+                sides, diff = scope.load(self.worktree, self.chosen)
+            for index, file in enumerate(diff.files):
+                if file.path in self.context:
+                    diff.files[index] = scope.load_file(self.worktree, sides, file, self.context[file.path])
+        except ReviewError as error:
+            self.app.call_from_thread(self._failed, str(error))
+            return
+        renamed = {f.old_path: f.path for f in diff.files if f.status is Status.RENAMED and f.old_path}
+        try:
+            review = comments.reanchor(self.store, FileReader(self.worktree, sides.old), renamed)
+        except ReviewError as error:
+            self.app.call_from_thread(self._problem, self._unreadable(str(error)))
+            review = Review()
+        self.app.call_from_thread(self._loaded, sides, diff, review)
+
+    @work(thread=True, exclusive=True, group="review")
+    def load_review(self) -> None:
+        """Read the review again after another process (the agent, or the reviewer fixing a broken
+        file) changed it."""
+        self.app.call_from_thread(self.saving.retry)
+        try:
+            review = self.store.read()
+        except ReviewError as error:
+            self.app.call_from_thread(self._problem, self._unreadable(str(error)))
+            return
+        self.app.call_from_thread(self._show_review, review)
+
+    def _unreadable(self, reason: str) -> str:
+        return f"{reason}. You can go on reading and commenting: what you write is kept and saved once the file can be read."
+
+    def _problem(self, message: str) -> None:
+        self.notify(message, title="review", severity="error", timeout=12)
+
+    def _failed(self, message: str) -> None:
+        self.view.empty_message = f"Cannot show the diff: {visible(message)}"
+        self.view.refresh()
+        self.notify(message, title="review", severity="error", timeout=10)
+
+    def _loaded(self, sides: Sides, diff: Diff, review: Review) -> None:
+        view = self.view
+        viewed = {f.path for f in diff.files if review.is_viewed(f.path, f.fingerprint)}
+        # a mark the reviewer just set or cleared counts before it is saved
+        viewed |= {path for path, marked in self._marking.items() if marked}
+        viewed -= {path for path, marked in self._marking.items() if not marked}
+        lapsed = view.viewed - viewed
+        view.folded -= lapsed
+        view.folded |= viewed - view.viewed
+        view.viewed = viewed
+        self.sides, self.diff, self.review = sides, diff, review
+        new_side = "" if sides.cached else sides.new
+        self.reader = FileReader(self.worktree, sides.old, new_side)
+        view.empty_message = f"No changes: {sides.label}."
+        view.show(diff, comments=review.comments)
+        self._show_header()
+        # the diff is what the reviewer reads first: the list follows in the next frame
+        self.call_after_refresh(self._list_files, diff)
+
+    def _show_review(self, review: Review) -> None:
+        self.review = review
+        self.view.show_comments(review.comments)
+        self._show_header()
+
+    def _saved(self, change: Change, review: Review | None) -> None:
+        if review is not None:
+            self._show_review(review)
+
+    def _list_files(self, diff: Diff) -> None:
+        if diff is not self.diff:
+            return
+        self.files.show(diff, self.view.viewed)
+        current = self.view.current_file()
+        if current is not None:
+            # the tree knows where its new nodes are once it has laid them out
+            self.files.call_after_refresh(self.files.select_file, current)
+
+    @work(exclusive=True, group="watch")
+    async def watch_worktree(self) -> None:
+        """Reload the diff shortly after files in the worktree change."""
+        paths = [self.worktree.root]
+        if not self.worktree.git_dir.is_relative_to(self.worktree.root):
+            paths.append(self.worktree.git_dir)
+        async for changes in awatch(*paths, watch_filter=_matters, debounce=400, step=80, recursive=True):
+            if all(FOLDER in Path(path).parts for _, path in changes):
+                self.load_review()
+            else:
+                self.load()
+
+    def _show_header(self) -> None:
+        """Gather what the header shows; the header lays it out for its width."""
+        diff = self.diff
+        waiting = self.saving.waiting
+        self.query_one(ReviewHeader).show(
+            worktree=self.worktree.root.name,
+            branch=self.worktree.branch,
+            scope=self.sides.label if self.sides is not None else None,
+            files=len(diff.files) if diff is not None else None,
+            added=diff.added if diff is not None else 0,
+            removed=diff.removed if diff is not None else 0,
+            viewed=len(self.view.viewed),
+            comments=Counter(comment.status for comment in self.review.comments),
+            state=comments.review_state(self.review),
+            match=self.view.match_position(),
+            saving=0 if self.saving.stuck else waiting,
+            unsaved=waiting if self.saving.stuck else 0,
+        )
+
+    # -- following the cursor ----------------------------------------------------------------
+
+    def _follow_cursor(self, file: int) -> None:
+        if file >= 0 and not self.files.has_focus:
+            self.files.select_file(file)
+
+    def on_file_list_file_chosen(self, message: FileList.FileChosen) -> None:
+        self.view.go_to_file(message.file)
+        self.view.focus()
+
+    def action_switch_focus(self) -> None:
+        if self.view.has_focus:
+            self.files.remove_class("hidden")
+            self.files.focus()
+        else:
+            self.view.focus()
+
+    def action_toggle_file_list(self) -> None:
+        self.files.toggle_class("hidden")
+        if self.files.has_class("hidden"):
+            self.view.focus()
+
+    # -- viewed marks and context -------------------------------------------------------------
+
+    def action_toggle_viewed(self) -> None:
+        """Mark the file under the cursor viewed (folding it and moving on), or unmark it."""
+        view = self.view
+        index = view.current_file()
+        if index is None or self.diff is None:
+            return
+        file = self.diff.files[index]
+        now_viewed = file.path not in view.viewed
+
+        def mark(review: Review) -> None:
+            if now_viewed:
+                review.mark_viewed(file.path, file.fingerprint)
+            else:
+                review.unmark_viewed(file.path)
+
+        def saved(_: object) -> None:
+            if self._marking.get(file.path) is now_viewed:
+                del self._marking[file.path]
+
+        self._marking[file.path] = now_viewed
+        what = f"{'' if now_viewed else 'un'}marking {visible(file.path)} viewed"
+        self.saving.add(Change(what, lambda: self.store.update(mark), done=saved))
+        if now_viewed:
+            view.viewed.add(file.path)
+            view.folded.add(file.path)
+        else:
+            view.viewed.discard(file.path)
+            view.folded.discard(file.path)
+        view.relayout()
+        if now_viewed:
+            view.go_to_file(index + 1 if index + 1 < len(self.diff.files) else index)
+        self.files.mark_viewed(view.viewed)
+        self._show_header()
+
+    def action_more_context(self) -> None:
+        """Show more unchanged lines around every change of the file under the cursor."""
+        index = self.view.current_file()
+        if index is None or self.diff is None or self.sides is None:
+            return
+        file = self.diff.files[index]
+        if file.binary or file.large:
+            return
+        self.context[file.path] = self.context.get(file.path, DEFAULT_CONTEXT) + CONTEXT_STEP
+        self._widen(self.diff, index, self.sides, self.context[file.path])
+
+    @work(thread=True, group="context")
+    def _widen(self, diff: Diff, index: int, sides: Sides, context: int) -> None:
+        """Read one file's diff again with more context, off the UI thread."""
+        try:
+            wider = scope.load_file(self.worktree, sides, diff.files[index], context)
+        except ReviewError as error:
+            self.app.call_from_thread(self.notify, str(error), severity="error")
+            return
+        self.app.call_from_thread(self._widened, diff, index, wider)
+
+    def _widened(self, diff: Diff, index: int, wider: FileDiff) -> None:
+        if diff is not self.diff:
+            return  # the diff was read again meanwhile, with the wider context
+        files = list(diff.files)
+        files[index] = wider
+        self.diff = replace(diff, files=files)
+        self.view.show(self.diff)
+
+    # -- search --------------------------------------------------------------------------------
+
+    def action_search(self) -> None:
+        field = self.query_one("#search", Input)
+        field.value = ""
+        field.add_class("shown")
+        # at once, not after the queued keys: what the reviewer types next is the search
+        self.set_focus(field)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "search":
+            return
+        event.stop()
+        self._close_search()
+        if event.value and not self.view.find_text(event.value):
+            self.notify(f"Not found: {visible(event.value)}", severity="warning", timeout=3)
+        self._show_header()  # which match of how many
+
+    def on_key(self, event) -> None:  # type: ignore[no-untyped-def]
+        field = self.query_one("#search", Input)
+        if event.key == "escape" and field.has_focus:
+            event.stop()
+            self._close_search()
+
+    def _close_search(self) -> None:
+        self.query_one("#search", Input).remove_class("shown")
+        self.view.focus()
+
+    def action_next(self, forward: bool) -> None:
+        """The next comment, or the next match while a search is on."""
+        view = self.view
+        if view.rows is None:
+            return
+        if view.search is not None:
+            found = view.rows.search(view.search, view.cursor, forward)
+        else:
+            found = view.rows.next_comment(view.cursor, forward)
+        if found is None:
+            self.app.bell()
+        else:
+            view.go_to(found)
+            if view.search is not None:
+                self._show_header()
+
+    def action_clear(self) -> None:
+        if self.view.selection is not None:
+            self.view.action_toggle_selection()
+        elif self.view.search is not None:
+            self.view.find_text("")
+            self._show_header()
+
+    # -- comments ------------------------------------------------------------------------------
+
+    def action_comment(self) -> None:
+        """Comment on the selected lines, or on the cursor's line."""
+        chosen = self.view.selected()
+        if chosen is None or self.diff is None:
+            self._refuse("Put the cursor on a line of code to comment on it (C comments on the whole file).")
+            return
+        file = self.diff.files[chosen.file]
+        side: Side = "old" if chosen.side == "old" else "new"
+        lines = f"{chosen.first}" if chosen.first == chosen.last else f"{chosen.first}-{chosen.last}"
+        where = Where(path=file.path, side=side, line=chosen.first, end_line=chosen.last, old_path=file.old_path)
+        title = f"Comment on {file.path}:{lines}" + (" (old side)" if side == "old" else "")
+        self._write(where, title, chosen.text)
+
+    def action_comment_on_file(self) -> None:
+        index = self.view.current_file()
+        if index is None or self.diff is None:
+            return
+        file = self.diff.files[index]
+        self._write(Where(path=file.path, old_path=file.old_path), f"Comment on {file.path}", [])
+
+    def _write(self, where: Where, title: str, code: list[str]) -> None:
+        reader = self.reader
+        source = self.sides.old if where.side == "old" and self.sides is not None else None
+
+        def add(body: str, severity: Severity) -> Comment:
+            side_path = (where.old_path or where.path) if where.side == "old" else where.path
+            lines = reader(side_path, where.side) if reader is not None else None
+            return comments.add(self.store, where, body, severity, lines, source)
+
+        def done(result: EditorResult | None) -> None:
+            if result is None:
+                return
+            self.saving.add(Change(_place_of(where), lambda: add(result.body, result.severity), text=result.body))
+            self.view.selection = None
+            if result.kept:
+                self.notify("Kept as a draft.", timeout=3)
+
+        self.app.push_screen(CommentEditor(title=title, code=code), done)
+
+    def _comment_here(self) -> Comment | None:
+        view = self.view
+        id = view.rows.comment_at(view.cursor) if view.rows is not None and view.rows.total else None
+        comment = self.view.comment(id) if id else None
+        if comment is None:
+            self._refuse("No comment here: move the cursor onto one (n and N go from one to the next).")
+        return comment
+
+    def _refuse(self, reason: str) -> None:
+        """Say why a key that opens an editor did nothing, and take what is typed right after it
+        as the text meant for that editor, not as commands."""
+        self.notify(reason, timeout=4)
+        self._typed_at = time.monotonic()
+        self._ignored = 0
+
+    @property
+    def ignoring_keys(self) -> bool:
+        """Whether typing is being ignored after a refused key."""
+        return time.monotonic() - self._typed_at < self.ignore_typing
+
+    @on(events.Key)
+    def _ignore_typing(self, event: events.Key) -> None:
+        if not self.ignoring_keys or not (event.is_printable or event.key in _TYPING_KEYS):
+            return
+        # stopped here, the key never reaches the bindings of the view, the screen or the app
+        event.stop()
+        event.prevent_default()
+        self._typed_at = time.monotonic()
+        self._ignored += 1
+        if self._ignored == 1:
+            self.notify("No editor is open: what you type is ignored until you pause.", severity="warning", timeout=3)
+
+    def action_edit_comment(self) -> None:
+        comment = self._comment_here()
+        if comment is None:
+            return
+
+        def done(result: EditorResult | None) -> None:
+            if result is not None:
+                body, severity = result.body, result.severity
+                self.saving.add(
+                    Change(
+                        f"your edit of {comment.id}",
+                        lambda: comments.edit(self.store, comment.id, body, severity),
+                        text=body,
+                    )
+                )
+
+        title = f"Edit {comment.id} on {comment.path}"
+        self.app.push_screen(CommentEditor(title=title, body=comment.body, severity=comment.severity), done)
+
+    def action_delete_comment(self) -> None:
+        comment = self._comment_here()
+        if comment is None:
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.saving.add(Change(f"deleting {comment.id}", lambda: comments.delete(self.store, comment.id)))
+
+        self.app.push_screen(ConfirmDialog(f"Delete comment {comment.id} on {comment.path}?"), done)
+
+    def action_reply(self) -> None:
+        comment = self._comment_here()
+        if comment is None:
+            return
+
+        def done(result: EditorResult | None) -> None:
+            if result is not None:
+                body = result.body
+                self.saving.add(
+                    Change(
+                        f"your reply to {comment.id}",
+                        lambda: comments.reply(self.store, comment.id, "reviewer", body),
+                        text=body,
+                    )
+                )
+
+        self.app.push_screen(CommentEditor(title=f"Reply to {comment.id}", reply=True), done)
+
+    def action_resolve(self) -> None:
+        """Resolve an open or addressed comment; reopen a resolved one."""
+        comment = self._comment_here()
+        if comment is None:
+            return
+        if comment.status == "draft":
+            self.notify("A draft is not sent yet: edit or delete it.", timeout=4)
+            return
+        status: CommentStatus = "open" if comment.status in ("resolved", "wontfix") else "resolved"
+        verb = "reopening" if status == "open" else "resolving"
+        self.saving.add(Change(f"{verb} {comment.id}", lambda: comments.set_status(self.store, comment.id, status)))
+
+    def action_comments_panel(self) -> None:
+        ordered = sorted(self.review.comments, key=lambda c: (c.path.encode("utf-8", "surrogateescape"), c.line or 0))
+
+        def done(id: str | None) -> None:
+            if id is None or self.view.rows is None:
+                return
+            comment = self.view.comment(id)
+            if comment is not None and comment.path in self.view.folded:
+                self.view.folded.discard(comment.path)
+                self.view.relayout()
+            found = self.view.rows.find_comment(id)
+            if found is None:
+                self.notify(f"{id} is on a file that is not in this diff.", timeout=4)
+            else:
+                self.view.go_to(found, top=True)
+                self.view.focus()
+
+        self.app.push_screen(CommentsPanel([PanelEntry.of(c) for c in ordered]), done)
+
+    def action_send(self) -> None:
+        # the dialog counts the drafts: those written a moment ago are saved first
+        self.saving.when_saved(self._ask_to_send)
+
+    def _ask_to_send(self) -> None:
+        drafts = sum(1 for c in self.review.comments if c.status == "draft")
+
+        def done(result: SendResult | None) -> None:
+            if result is not None:
+                self._send(result.verdict, result.summary)
+
+        self.app.push_screen(SendDialog(drafts=drafts), done)
+
+    def _send(self, verdict: Verdict, summary: str) -> None:
+        """Snapshot the worktree and write the round, after every change made before it."""
+        reader = FileReader(self.worktree, self.sides.old if self.sides is not None else None)
+
+        def send() -> tuple[Round, str]:
+            sent = rounds.send(self.store, self.worktree, verdict, summary, reader)
+            return sent, doctor.how_the_agent_hears(self.worktree.root)
+
+        self.saving.add(Change("sending the review", send, text=summary, done=self._sent))
+
+    def _sent(self, result: object) -> None:
+        sent, heard = cast(tuple[Round, str], result)  # what `send` above returns
+        count = len(sent.comment_ids)
+        self.notify(f"Sent review {sent.id}: {count} comment{'s' * (count != 1)}. {heard}", timeout=8)
+
+    def action_since_review(self) -> None:
+        """Show only what changed since the last review was sent, or everything again."""
+        self.chosen = Scope() if self.chosen.since_review else Scope(since_review=True)
+        self.load()
+
+
+def _place_of(where: Where) -> str:
+    """A comment's place, as messages name it: "comment on src/app.py:12-14"."""
+    lines = "" if where.line is None else f":{where.line}" + (f"-{where.end_line}" if where.end_line not in (None, where.line) else "")
+    return f"comment on {visible(where.path)}{lines}"

@@ -1,0 +1,117 @@
+"""The cursor is drawn where it is: after every way of moving it, the one highlighted row on the
+screen is the row that `c` comments on. Read from what was drawn, not from the view's state."""
+
+from __future__ import annotations
+
+from conftest import Repo, settle
+from drawn import Drawn
+from textual import events
+from textual.pilot import Pilot
+
+from review.repo import git
+from review.state import comments
+from review.state.store import Store
+from review.tui.app import make_app
+from review.tui.dialogs.comment_editor import CommentEditor
+from review.tui.widgets.diff_view import DiffView
+
+SIZE = (100, 30)
+
+
+def app_for(repo: Repo):  # type: ignore[no-untyped-def]
+    return make_app(git.find_worktree(repo.root), watch=False)
+
+
+async def assert_cursor_drawn_on_its_row(pilot: Pilot) -> str:  # type: ignore[type-arg]
+    """The highlighted rows of the diff are exactly the cursor's; returns that row's text."""
+    await pilot.pause()
+    view = pilot.app.screen.query_one(DiffView)
+    colour = view.get_component_rich_style("diff-view--cursor").bgcolor
+    assert colour is not None
+    drawn = Drawn.of(pilot.app.export_screenshot())
+    region = view.content_region
+    columns = range(region.x, region.right)
+    highlighted = [row for row in drawn.rows_coloured(colour.triplet.hex, columns) if region.y <= row < region.bottom]  # type: ignore[union-attr]
+    expected = region.y + view.cursor - view.scroll_offset.y
+    assert highlighted == [expected], f"cursor at screen row {expected}, drawn on {highlighted}"
+    return drawn.rows[expected][region.x : region.right]
+
+
+def tall(repo: Repo) -> None:
+    repo.write("tall.py", "".join(f"value_{n} = {n}\n" for n in range(1, 120)))
+
+
+async def test_after_bottom_and_three_lines_up_the_cursor_is_drawn_on_the_line_c_comments_on(agent_worktree: Repo) -> None:
+    tall(agent_worktree)
+    async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("G")
+        await assert_cursor_drawn_on_its_row(pilot)
+        await pilot.press("k", "k", "k")
+        text = await assert_cursor_drawn_on_its_row(pilot)
+        view = pilot.app.screen.query_one(DiffView)
+        chosen = view.selected()
+        assert chosen is not None
+        assert chosen.text[0] in text
+        await pilot.press("c")
+        await pilot.pause()
+        editor = pilot.app.screen
+        assert isinstance(editor, CommentEditor)
+        assert f":{chosen.first}" in editor.title_text
+
+
+async def test_the_cursor_is_drawn_where_it_is_after_paging_and_moving(agent_worktree: Repo) -> None:
+    tall(agent_worktree)
+    async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for key in ("space", "j", "j", "space", "k", "b", "j"):
+            await pilot.press(key)
+            await assert_cursor_drawn_on_its_row(pilot)
+
+
+async def test_the_cursor_is_drawn_where_it_is_after_the_wheel_scrolled_and_a_key_moved_it(agent_worktree: Repo) -> None:
+    tall(agent_worktree)
+    async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = pilot.app.screen.query_one(DiffView)
+        for _ in range(5):
+            view.post_message(events.MouseScrollDown(view, 10, 10, 0, 1, 0, False, False, False))
+        await pilot.pause()
+        assert view.scroll_offset.y > 0
+        await pilot.press("j")
+        await assert_cursor_drawn_on_its_row(pilot)
+        await pilot.press("k", "k")
+        await assert_cursor_drawn_on_its_row(pilot)
+
+
+async def test_in_a_short_diff_next_file_draws_the_cursor_on_the_file_header(project: Repo) -> None:
+    # short enough that the whole diff is on screen: `}` moves the cursor without scrolling
+    project.write("README.md", "# project\nmore\n")
+    project.write("src/util.py", "def helper():\n    return 2\n")
+    async with app_for(project).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = pilot.app.screen.query_one(DiffView)
+        await pilot.press("j", "j")
+        await pilot.press("right_curly_bracket")
+        assert view.scroll_offset.y == 0
+        text = await assert_cursor_drawn_on_its_row(pilot)
+        assert "src/util.py" in text
+        await pilot.press("left_curly_bracket")
+        text = await assert_cursor_drawn_on_its_row(pilot)
+        assert "README.md" in text
+
+
+async def test_next_comment_draws_the_cursor_on_the_comment(agent_worktree: Repo) -> None:
+    tall(agent_worktree)
+    store = Store(agent_worktree.root)
+    lines = (agent_worktree.root / "tall.py").read_text().splitlines()
+    for line in (3, 12, 100):
+        comments.add(store, comments.Where(path="tall.py", line=line, end_line=line), f"look at {line}", "should", lines)
+    async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        text = await assert_cursor_drawn_on_its_row(pilot)
+        assert "look at 3" in text or "c1" in text
+        for key in ("n", "n", "N", "N"):
+            await pilot.press(key)
+            await assert_cursor_drawn_on_its_row(pilot)
