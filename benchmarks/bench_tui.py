@@ -23,9 +23,8 @@ import termios
 import time
 from pathlib import Path
 
-from synthetic import cached_worktree
-
 from review.repo import git, scope
+from synthetic import cached_worktree
 
 QUIET = 0.06
 """Seconds without output after which the screen counts as settled."""
@@ -145,8 +144,10 @@ def main() -> None:
         back = {b" ": b"b", b"]": b"[", b"}": b"{"}[key]
         times += [program.press(back) for _ in range(args.presses // 2)]
         times += [program.press(key) for _ in range(args.presses // 2)]
-        print(f"{name:<22} median {statistics.median(times) * 1000:6.1f} ms, "
-              f"90th percentile {sorted(times)[int(len(times) * 0.9)] * 1000:6.1f} ms   target < 30 ms")
+        print(
+            f"{name:<22} median {statistics.median(times) * 1000:6.1f} ms, "
+            f"90th percentile {sorted(times)[int(len(times) * 0.9)] * 1000:6.1f} ms   target < 30 ms"
+        )
     program.press(b"g")
     for _ in range(8):
         program.press(b" ")

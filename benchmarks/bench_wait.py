@@ -52,8 +52,10 @@ def main() -> None:
             for comment in store.read().comments:
                 if comment.status == "open":
                     store.update(lambda r, id=comment.id: setattr(r.comment(id), "status", "addressed"))
-    print(f"send -> wait output: median {statistics.median(delays) * 1000:.0f} ms, "
-          f"max {max(delays) * 1000:.0f} ms over {len(delays)} runs   target < 500 ms")
+    print(
+        f"send -> wait output: median {statistics.median(delays) * 1000:.0f} ms, "
+        f"max {max(delays) * 1000:.0f} ms over {len(delays)} runs   target < 500 ms"
+    )
 
 
 if __name__ == "__main__":

@@ -21,10 +21,35 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_WORDS = (
-    "alpha beta gamma delta total count index value result entry ledger report amount window "
-    "buffer cursor offset parse render stream record token cache limit scale weight factor"
-).split()
+_WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "total",
+    "count",
+    "index",
+    "value",
+    "result",
+    "entry",
+    "ledger",
+    "report",
+    "amount",
+    "window",
+    "buffer",
+    "cursor",
+    "offset",
+    "parse",
+    "render",
+    "stream",
+    "record",
+    "token",
+    "cache",
+    "limit",
+    "scale",
+    "weight",
+    "factor",
+]
 
 _ENV = {
     "GIT_AUTHOR_NAME": "Synthetic",

@@ -22,7 +22,7 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test Author\n\temail = test@example.com\n"
         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
-        "[protocol \"file\"]\n\tallow = always\n"
+        '[protocol "file"]\n\tallow = always\n'
     )
     monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-01-01T12:00:00+00:00")
     monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-01T12:00:00+00:00")
@@ -35,9 +35,7 @@ class Repo:
         self.root = root
 
     def git(self, *args: str, input: bytes | None = None) -> str:
-        proc = subprocess.run(
-            ["git", *args], cwd=self.root, input=input, capture_output=True, check=False
-        )
+        proc = subprocess.run(["git", *args], cwd=self.root, input=input, capture_output=True, check=False)
         if proc.returncode != 0:
             raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode()}")
         return proc.stdout.decode("utf-8", "surrogateescape")

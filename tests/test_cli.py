@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 from conftest import Repo
-
 from review import __version__
 
 
@@ -105,7 +104,10 @@ def test_install_names_a_skill_link_of_another_agent_left_dangling(tmp_path: Pat
     link.symlink_to(tmp_path / "deleted-venv" / "skills" / "review")
     done = review("install", "claude")
     assert done.returncode == 0, done.stderr
-    assert f"the skill link {link} points to {tmp_path / 'deleted-venv' / 'skills' / 'review'}, which is gone;" in done.stdout
+    assert (
+        f"the skill link {link} points to {tmp_path / 'deleted-venv' / 'skills' / 'review'}, which is gone;"
+        in done.stdout
+    )
     assert "install codex" in done.stdout
 
 
@@ -121,6 +123,18 @@ def test_a_project_install_writes_no_path_of_this_machine_into_the_repository(pr
 
 
 def test_every_verb_has_help() -> None:
-    for verb in ("demo", "comment", "send", "pending", "reply", "resolve", "wait", "hook", "watch", "install", "doctor"):
+    for verb in (
+        "demo",
+        "comment",
+        "send",
+        "pending",
+        "reply",
+        "resolve",
+        "wait",
+        "hook",
+        "watch",
+        "install",
+        "doctor",
+    ):
         done = review(verb, "--help")
         assert done.returncode == 0 and f"review {verb}" in done.stdout, verb

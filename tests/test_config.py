@@ -6,10 +6,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Repo
-from tmux import review_command
 
+from conftest import Repo
 from review.config import BadConfig, Config, config_path, load_config
+from tmux import review_command
 
 
 def write_config(text: str) -> Path:

@@ -28,14 +28,18 @@ def test_main_has_a_few_commits_and_three_agent_worktrees(made: demo.Demo) -> No
     entries = git.list_worktrees(git.find_worktree(made.repository))
     assert entries[0].branch == "main"
     assert {e.branch for e in entries[1:]} == {"agent/currency", "agent/csv-export", "agent/cleanup"}
-    log = subprocess.run(["git", "log", "--oneline", "main"], cwd=made.repository, capture_output=True, text=True).stdout
+    log = subprocess.run(
+        ["git", "log", "--oneline", "main"], cwd=made.repository, capture_output=True, text=True
+    ).stdout
     assert len(log.splitlines()) == 3
 
 
 @pytest.mark.parametrize("agent", ["currency", "csv-export", "cleanup"])
 def test_each_agent_has_commits_and_staged_unstaged_and_untracked_work(made: demo.Demo, agent: str) -> None:
     path = made.agents[agent]
-    ahead = subprocess.run(["git", "rev-list", "--count", "main..HEAD"], cwd=path, capture_output=True, text=True).stdout
+    ahead = subprocess.run(
+        ["git", "rev-list", "--count", "main..HEAD"], cwd=path, capture_output=True, text=True
+    ).stdout
     assert int(ahead) >= 1
     states = porcelain(path)
     assert any(s[0] not in " ?" for s in states), "something staged"
@@ -71,7 +75,7 @@ def test_two_demos_are_identical(tmp_path: Path) -> None:
     one = demo.create(tmp_path / "one")
     two = demo.create(tmp_path / "two")
     head = ["git", "rev-parse", "HEAD"]
-    for a, b in zip(one.agents.values(), two.agents.values()):
+    for a, b in zip(one.agents.values(), two.agents.values(), strict=True):
         assert subprocess.check_output(head, cwd=a) == subprocess.check_output(head, cwd=b)
 
 

@@ -7,12 +7,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Repo
-from tmux import review_command
 
+from conftest import Repo
 from review.repo import git, scope
 from review.repo.scope import Scope
+from review.state import rounds
 from review.state.store import Store
+from tmux import review_command
 
 
 def review(repo: Repo, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -131,7 +132,17 @@ def test_pending_json_follows_the_contract(worked: Repo) -> None:
     assert set(data["round"]) == {"id", "verdict", "summary", "sent_at"}
     [comment] = data["comments"]
     assert set(comment) == {
-        "id", "path", "side", "line", "end_line", "severity", "status", "anchor_state", "body", "code", "thread"
+        "id",
+        "path",
+        "side",
+        "line",
+        "end_line",
+        "severity",
+        "status",
+        "anchor_state",
+        "body",
+        "code",
+        "thread",
     }
     assert comment["code"] == ["value_29 = 29", "value_30 = 30 * 2  # doubled", "value_31 = 31"]
     assert (comment["line"], comment["end_line"], comment["anchor_state"]) == (29, 31, "exact")
@@ -215,7 +226,8 @@ def test_since_review_compares_with_the_snapshot_sent(worked: Repo) -> None:
     ok(worked, "send")
     worked.write("src/util.py", "def helper():\n    return 43\n")
     worked.write("new_after_review.txt", "new\n")
-    _, diff = scope.load(git.find_worktree(worked.root), Scope(since_review=True))
+    since = rounds.last_sent(Store(worked.root))
+    _, diff = scope.load(git.find_worktree(worked.root), Scope(since_review=True), since)
     assert sorted(f.path for f in diff.files) == ["new_after_review.txt", "src/util.py"]
 
 

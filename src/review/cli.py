@@ -12,11 +12,13 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from review import __version__
 from review.errors import ReviewError
-from review.repo.scope import Scope
-from review.state.store import Side, Verdict
+from review.repo.git import Worktree
+from review.repo.scope import Scope, Since
+from review.state.store import Review, Side, Verdict
 
 _VERBS_HELP = """\
 verbs:
@@ -41,7 +43,7 @@ Run 'review VERB --help' for a verb's options."""
 class _Parser(argparse.ArgumentParser):
     """argparse that says `review: ...` on one line and exits 2, as every verb does."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message}\n")
 
 
@@ -81,7 +83,7 @@ def _open_review(argv: Sequence[str]) -> int:
     with ThreadPoolExecutor(max_workers=1) as pool:
         # git resolves the scope and reads the diff while Textual is imported and starts: the
         # first screen waits only for the slower of the two.
-        resolving = pool.submit(scope.resolve, worktree, chosen)
+        resolving = pool.submit(scope.resolve, worktree, chosen, _last_sent(worktree) if chosen.since_review else None)
         reading = pool.submit(lambda: scope.read(worktree, resolving.result()))
         from review.tui.app import make_app
 
@@ -89,6 +91,13 @@ def _open_review(argv: Sequence[str]) -> int:
         sides = resolving.result()
         make_app(worktree, chosen, config, first=(sides, reading)).run()
     return 0
+
+
+def _last_sent(worktree: Worktree) -> Since | None:
+    from review.state.rounds import last_sent
+    from review.state.store import Store
+
+    return last_sent(Store(worktree.root))
 
 
 def _demo(argv: Sequence[str]) -> int:
@@ -123,7 +132,7 @@ class _Here:
         self.sides = scope.resolve(self.worktree, Scope())
         self.read = FileReader(self.worktree, self.sides.old)
 
-    def reanchored(self):  # type: ignore[no-untyped-def]
+    def reanchored(self) -> Review:
         """The review, with every comment's place found again in the files as they are now."""
         from review.repo import scope
         from review.state import comments
@@ -152,7 +161,11 @@ def _comment(argv: Sequence[str]) -> int:
     source = here.sides.old if args.old else None
     made = comments.add(here.store, where, args.message, args.severity, lines, source)
     if args.json:
-        print(json.dumps({"id": made.id, "path": made.path, "side": made.side, "line": made.line, "end_line": made.end_line}))
+        print(
+            json.dumps(
+                {"id": made.id, "path": made.path, "side": made.side, "line": made.line, "end_line": made.end_line}
+            )
+        )
     else:
         print(made.id)
     return 0
@@ -204,7 +217,7 @@ def _print_instructions(here: _Here, as_json: bool, *, waited: bool) -> None:
     """Print the open comments and the news as `pending` does, and mark what was printed
     delivered. After a wait, the round is shown even with nothing to change, and the JSON says
     what the news was."""
-    from review.agents import command
+    from review import command
     from review.state import instructions, news
 
     review = here.reanchored()
@@ -220,7 +233,9 @@ def _print_instructions(here: _Here, as_json: bool, *, waited: bool) -> None:
             data["news"] = told.kinds()
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        sys.stdout.write(instructions.markdown(here.worktree.root, latest, items, review=command.runnable(), always=always))
+        sys.stdout.write(
+            instructions.markdown(here.worktree.root, latest, items, review=command.runnable(), always=always)
+        )
     sys.stdout.flush()
     news.mark_delivered(here.store, told)
 
@@ -232,9 +247,9 @@ def _wait(argv: Sequence[str]) -> int:
         " `pending` does. Returns at once when there is news the agent was not told of yet.",
     )
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="give up after this long (exit status 1)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown, with \"news\": what came")
+    parser.add_argument("--json", action="store_true", help='print JSON instead of Markdown, with "news": what came')
     args = parser.parse_args(argv)
-    from review.agents import command
+    from review import command
     from review.agents.wait import wait_for_news
     from review.state import news
 
@@ -273,14 +288,16 @@ def _reply(argv: Sequence[str]) -> int:
     parser = _verb_parser("reply", "Answer in a comment's thread.")
     parser.add_argument("id", help="the comment's id, e.g. c3")
     parser.add_argument("-m", "--message", required=True, help="the answer (Markdown)")
-    parser.add_argument("--as", dest="author", choices=("agent", "reviewer"), default="agent", help="who answers (default: agent)")
+    parser.add_argument(
+        "--as", dest="author", choices=("agent", "reviewer"), default="agent", help="who answers (default: agent)"
+    )
     args = parser.parse_args(argv)
     from review.state import comments
 
     here = _Here(args.where)
     comments.reply(here.store, args.id, args.author, args.message)
     if args.author == "agent":
-        from review.agents import command
+        from review import command
 
         print(f"Replied to {args.id}. `{command.runnable()} wait` waits for the reviewer's answer.")
     else:
@@ -316,7 +333,9 @@ def _install(argv: Sequence[str]) -> int:
     if args.uninstall:
         changes = install.uninstall([args.agent], root=root)
     else:
-        changes = install.install([args.agent], root=root, skill=install.skill_folder(), command=install.review_command())
+        changes = install.install(
+            [args.agent], root=root, skill=install.skill_folder(), command=install.review_command()
+        )
     for change in changes:
         print(change.what)
     if not args.uninstall:
@@ -327,7 +346,9 @@ def _install(argv: Sequence[str]) -> int:
 
 
 def _doctor(argv: Sequence[str]) -> int:
-    parser = _verb_parser("doctor", "Whether the review loop will work here; each problem with the command that fixes it.")
+    parser = _verb_parser(
+        "doctor", "Whether the review loop will work here; each problem with the command that fixes it."
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args(argv)
     from dataclasses import asdict
@@ -346,7 +367,9 @@ def _doctor(argv: Sequence[str]) -> int:
 
 
 def _watch(argv: Sequence[str]) -> int:
-    parser = _Parser(prog="review watch", description="Tell each worktree's agent, in tmux, when a review is sent to it.")
+    parser = _Parser(
+        prog="review watch", description="Tell each worktree's agent, in tmux, when a review is sent to it."
+    )
     parser.add_argument("repository", nargs="?", default=".", help="a path in the repository (default: here)")
     args = parser.parse_args(argv)
     from review.agents.tmux import KNOWN_AGENTS, Tmux

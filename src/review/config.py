@@ -66,7 +66,7 @@ def load_config(path: Path | None = None) -> Config:
     assert isinstance(keys, dict)
     for binding, key in keys.items():
         if not isinstance(key, str) or not key.strip():
-            raise BadConfig(f"{path}: keys.{binding} must be a key name such as \"ctrl+n\"")
+            raise BadConfig(f'{path}: keys.{binding} must be a key name such as "ctrl+n"')
     agents = expect("agents", list, [])
     assert isinstance(agents, list)
     if not all(isinstance(agent, str) for agent in agents):

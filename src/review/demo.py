@@ -209,7 +209,7 @@ MAIN_FILES = {
         """
     ),
     "tests/test_ledger.py": _text(
-        '''
+        """
         from datetime import date
 
         from tally.ledger import Entry, by_category, in_month, total
@@ -231,10 +231,10 @@ MAIN_FILES = {
 
         def test_in_month_keeps_that_month_only():
             assert len(in_month(ENTRIES, 2026, 3)) == 2
-        '''
+        """
     ),
     "tests/test_report.py": _text(
-        '''
+        """
         from datetime import date
 
         from tally.ledger import Entry
@@ -244,12 +244,15 @@ MAIN_FILES = {
         def test_report_ends_with_the_total():
             lines = monthly_report([Entry(date(2026, 3, 1), 10.0, "books")], 2026, 3)
             assert lines[-1].split() == ["total", "10.00"]
-        '''
+        """
     ),
 }
 
 _MAIN_HISTORY = [
-    ("Start tally: entries and totals", ["README.md", "pyproject.toml", "tally/__init__.py", "tally/ledger.py", "tests/test_ledger.py"]),
+    (
+        "Start tally: entries and totals",
+        ["README.md", "pyproject.toml", "tally/__init__.py", "tally/ledger.py", "tests/test_ledger.py"],
+    ),
     ("Add the monthly report", ["tally/format.py", "tally/report.py", "tests/test_report.py"]),
     ("Add the tally command", ["tally/cli.py", "tally/legacy.py", "docs/usage.md"]),
 ]
@@ -369,12 +372,16 @@ def _currency(agent: _Builder) -> None:
     )
     agent.commit("Entries carry a currency; totals convert", ["tally/ledger.py", "tally/currency.py"])
     agent.git("mv", "tests/test_ledger.py", "tests/test_entries.py")
-    agent.edit("tests/test_entries.py", "def test_total_adds_every_amount():\n", "def test_total_adds_every_amount_in_euros():\n")
+    agent.edit(
+        "tests/test_entries.py",
+        "def test_total_adds_every_amount():\n",
+        "def test_total_adds_every_amount_in_euros():\n",
+    )
     agent.commit("Name the entry tests after what they test", ["tests/test_entries.py"])
     agent.write(
         "tests/test_currency.py",
         _text(
-            '''
+            """
             from tally.currency import convert
 
 
@@ -384,14 +391,14 @@ def _currency(agent: _Builder) -> None:
 
             def test_dollars_to_euros():
                 assert round(convert(100.0, "USD", "EUR"), 2) == 92.0
-            '''
+            """
         ),
     )
     agent.stage("tests/test_currency.py")
     agent.edit(
         "tally/report.py",
-        '    lines.append(f"{\'total\':<16} {money(whole):>12}")\n',
-        '    lines.append(f"{\'total\':<16} {money(whole):>12} EUR")\n',
+        "    lines.append(f\"{'total':<16} {money(whole):>12}\")\n",
+        "    lines.append(f\"{'total':<16} {money(whole):>12} EUR\")\n",
     )
     (agent.root / "tally/legacy.py").unlink()
     agent.write("tally/rates.json", '{"EUR": 1.0, "USD": 0.92, "GBP": 1.17, "CHF": 1.04}\n')
@@ -432,7 +439,9 @@ def _csv_export(agent: _Builder) -> None:
         ),
     )
     agent.git("mv", "tally/format.py", "tally/formatting.py")
-    agent.edit("tally/report.py", "from tally.format import money, percent\n", "from tally.formatting import money, percent\n")
+    agent.edit(
+        "tally/report.py", "from tally.format import money, percent\n", "from tally.formatting import money, percent\n"
+    )
     agent.commit("Add CSV export; format.py becomes formatting.py", ["tally/export.py", "tally/report.py"])
     agent.edit(
         "tally/cli.py",
@@ -442,16 +451,20 @@ def _csv_export(agent: _Builder) -> None:
     agent.edit(
         "tally/cli.py",
         "    else:\n        year, month",
-        "    elif args.verb == \"export\":\n        print(to_csv(entries), end=\"\")\n    else:\n        year, month",
+        '    elif args.verb == "export":\n        print(to_csv(entries), end="")\n    else:\n        year, month',
     )
-    agent.edit("tally/cli.py", "from tally.ledger import Entry\n", "from tally.export import to_csv\nfrom tally.ledger import Entry\n")
+    agent.edit(
+        "tally/cli.py",
+        "from tally.ledger import Entry\n",
+        "from tally.export import to_csv\nfrom tally.ledger import Entry\n",
+    )
     agent.stage("tally/cli.py")
     agent.git("rm", "--quiet", "docs/usage.md")
     agent.edit("README.md", "tally report 2026-03\n", "tally report 2026-03\ntally export > ledger.csv\n")
     agent.write(
         "tests/test_export.py",
         _text(
-            '''
+            """
             from datetime import date
 
             from tally.export import to_csv
@@ -461,7 +474,7 @@ def _csv_export(agent: _Builder) -> None:
             def test_csv_has_a_header_and_a_row_per_entry():
                 text = to_csv([Entry(date(2026, 3, 1), 3.0, "coffee", "espresso")])
                 assert text.splitlines() == ["day,amount,category,note", "2026-03-01,3.00,coffee,espresso"]
-            '''
+            """
         ),
     )
 
@@ -480,7 +493,7 @@ def _cleanup(agent: _Builder) -> None:
     agent.edit(
         "tally/cli.py",
         "def load():\n",
-        "def load():\n    \"\"\"The saved entries, or none when nothing was saved yet.\"\"\"\n",
+        'def load():\n    """The saved entries, or none when nothing was saved yet."""\n',
     )
     os.chmod(agent.root / "tally/cli.py", 0o755)
     agent.write("tally/py.typed", "")

@@ -16,10 +16,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Repo
-from tmux import review_command
 
+from conftest import Repo
 from review.state.store import Store
+from tmux import review_command
 
 REVIEW = Path(review_command())
 BARE = "/usr/bin:/bin"

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Repo
-from tmux import Terminal, review_command
 
+from conftest import Repo
 from review.state.store import Store
+from tmux import Terminal, review_command
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
 
@@ -76,7 +76,15 @@ def test_watch_delivers_and_the_agent_resolves_every_comment(tmp_path: Path) -> 
             subprocess.run([REVIEW, "comment", target, "-m", text], cwd=worktree, check=True, capture_output=True)
         subprocess.run([REVIEW, "send", "-m", "Two things"], cwd=worktree, check=True, capture_output=True)
 
-        terminal.tmux("new-window", "-d", "-n", "watch", "-c", str(demo / "tally"), f"{REVIEW} watch > {tmp_path / 'watch.log'} 2>&1")
+        terminal.tmux(
+            "new-window",
+            "-d",
+            "-n",
+            "watch",
+            "-c",
+            str(demo / "tally"),
+            f"{REVIEW} watch > {tmp_path / 'watch.log'} 2>&1",
+        )
         store = Store(worktree)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -120,14 +128,30 @@ def test_watch_pastes_the_reviewers_answer_as_a_command_that_runs_where_review_i
     terminal = Terminal(tmp_path, width=120, height=40)
     try:
         agent = terminal.tmux(
-            "new-window", "-d", "-P", "-F", "#{pane_id}", "-c", str(worktree), "env", "PATH=/usr/bin:/bin", "bash", "--norc", "-l"
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-c",
+            str(worktree),
+            "env",
+            "PATH=/usr/bin:/bin",
+            "bash",
+            "--norc",
+            "-l",
         ).strip()
         terminal.tmux("send-keys", "-t", agent, "-l", "command -v review || echo no-review-$((6*7))")
         terminal.tmux("send-keys", "-t", agent, "Enter")
         wait_for_pane(terminal, agent, "no-review-42")
         log = tmp_path / "watch.log"
         terminal.tmux(
-            "new-window", "-d", "-n", "watch", "-c", str(tmp_path),
+            "new-window",
+            "-d",
+            "-n",
+            "watch",
+            "-c",
+            str(tmp_path),
             f"env PATH=/usr/bin:/bin {shlex.quote(REVIEW)} watch {shlex.quote(str(worktree))} > {log} 2>&1",
         )
         wait_until(lambda: "watching the worktrees" in (log.read_text() if log.exists() else ""), "watch to start")

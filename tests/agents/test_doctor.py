@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Repo
 
+from conftest import Repo
 from review.agents.doctor import hooks_installed, watch_running
 
 VENV_REVIEW = Path(sys.executable).parent / "review"
@@ -40,7 +40,9 @@ def run(
 ) -> subprocess.CompletedProcess[str]:
     """`review ARGS` as a user runs it, with PATH as given (by default: without review on it)."""
     env = dict(os.environ)
-    system = os.pathsep.join(folder for folder in env["PATH"].split(os.pathsep) if not (Path(folder) / "review").exists())
+    system = os.pathsep.join(
+        folder for folder in env["PATH"].split(os.pathsep) if not (Path(folder) / "review").exists()
+    )
     env["PATH"] = path if path is not None else system
     return subprocess.run(
         [str(program), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60, check=False
@@ -132,14 +134,17 @@ def test_a_skill_link_into_a_removed_install_is_named(project: Repo, tmp_path: P
     gone = tmp_path / "old-venv" / "skills" / "review"
     link.symlink_to(gone)
     done = run("doctor", cwd=project.root)
-    assert f"problem  the skill link {link} points to {gone}, which is gone; to fix it: {VENV_REVIEW} install claude" in (
-        problems(done)
+    assert (
+        f"problem  the skill link {link} points to {gone}, which is gone; to fix it: {VENV_REVIEW} install claude"
+        in (problems(done))
     )
 
 
 def test_no_skill_and_no_hooks_are_named_with_the_install_that_fixes_them(project: Repo) -> None:
     done = run("doctor", cwd=project.root)
-    assert f"problem  the review skill is installed for no agent; to fix it: {VENV_REVIEW} install all" in problems(done)
+    assert f"problem  the review skill is installed for no agent; to fix it: {VENV_REVIEW} install all" in problems(
+        done
+    )
     assert any(line.startswith("problem  no agent has review's hooks") for line in problems(done))
 
 
@@ -207,7 +212,12 @@ def test_doctor_json_gives_each_check(project: Repo) -> None:
         "review file",
     ]
     assert all(set(check) == {"name", "ok", "says", "fix"} for check in report["checks"])
-    assert report["checks"][5] == {"name": "review file", "ok": True, "says": f"no review in {project.root} yet", "fix": None}
+    assert report["checks"][5] == {
+        "name": "review file",
+        "ok": True,
+        "says": f"no review in {project.root} yet",
+        "fix": None,
+    }
 
 
 def test_hooks_installed_names_the_agents_with_reviews_hooks_user_wide_or_in_the_project(project: Repo) -> None:
@@ -221,7 +231,9 @@ def test_hooks_installed_names_the_agents_with_reviews_hooks_user_wide_or_in_the
 def test_hooks_in_claudes_local_settings_count(project: Repo) -> None:
     settings = project.root / ".claude" / "settings.local.json"
     settings.parent.mkdir()
-    settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "review hook claude"}]}]}}))
+    settings.write_text(
+        json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "review hook claude"}]}]}})
+    )
     assert hooks_installed(project.root) == ["claude"]
 
 

@@ -7,11 +7,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Repo
-from tmux import review_command
 
+from conftest import Repo
 from review.agents import activity as agent
 from review.state.store import Store
+from tmux import review_command
 
 # As Claude Code sends them (recorded; the paths are filled in per test).
 CLAUDE_STOP = {
@@ -41,13 +41,24 @@ CLAUDE_IDLE = {
 def hook(repo: Repo, event: dict, harness: str = "claude", raw: str | None = None) -> subprocess.CompletedProcess[str]:  # type: ignore[type-arg]
     payload = raw if raw is not None else json.dumps({**event, "cwd": str(repo.root)})
     return subprocess.run(
-        [review_command(), "hook", harness], input=payload, cwd=repo.root, capture_output=True, text=True, timeout=60, check=False
+        [review_command(), "hook", harness],
+        input=payload,
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
 def send_review(repo: Repo, *lines: int) -> None:
     for line in lines:
-        subprocess.run([review_command(), "comment", f"src/app.py:{line}", "-m", f"on {line}"], cwd=repo.root, check=True, capture_output=True)
+        subprocess.run(
+            [review_command(), "comment", f"src/app.py:{line}", "-m", f"on {line}"],
+            cwd=repo.root,
+            check=True,
+            capture_output=True,
+        )
     subprocess.run([review_command(), "send"], cwd=repo.root, check=True, capture_output=True)
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Repo
 
+from conftest import Repo
 from review.agents.install import (
     COPY_MARK,
     NOTHING,

@@ -8,10 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Repo
-from tmux import review_command
 
+from conftest import Repo
 from review.state.store import Store
+from tmux import review_command
 
 SKILL = Path(__file__).parents[2] / "skills" / "review" / "SKILL.md"
 
@@ -51,7 +51,9 @@ def test_it_shows_the_whole_loop() -> None:
 
 def test_every_command_it_shows_runs(agent_worktree: Repo) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([review_command(), *args], cwd=agent_worktree.root, capture_output=True, text=True, timeout=60, check=False)
+        return subprocess.run(
+            [review_command(), *args], cwd=agent_worktree.root, capture_output=True, text=True, timeout=60, check=False
+        )
 
     for line in (2, 5, 30, 55):
         assert run("comment", f"src/app.py:{line}", "-m", f"comment on {line}").returncode == 0
@@ -84,5 +86,7 @@ def test_it_says_what_wait_returns_on() -> None:
 
 @pytest.mark.parametrize("command", ["review pending", "review wait --timeout 540"])
 def test_commands_it_names_in_prose_exist(command: str) -> None:
-    done = subprocess.run([review_command(), *shlex.split(command)[1:], "--help"], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [review_command(), *shlex.split(command)[1:], "--help"], capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0

@@ -15,9 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Repo
-from tmux import Terminal, review_command
 
+from conftest import Repo
 from review.agents import activity as agent
 from review.agents import tmux as delivery
 from review.agents.tmux import (
@@ -30,6 +29,7 @@ from review.agents.tmux import (
 )
 from review.agents.watch import Watcher
 from review.state.store import Store
+from tmux import Terminal, review_command
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
 
@@ -432,7 +432,7 @@ def test_a_server_that_is_not_running_is_not_available(tmp_path: Path) -> None:
     tmux = Tmux(f"review-test-absent-{tmp_path.name}")
 
     assert not tmux.available()
-    with pytest.raises(DeliveryFailed, match="^tmux: "):
+    with pytest.raises(DeliveryFailed, match=r"^tmux: "):
         tmux.panes()
 
 

@@ -10,13 +10,14 @@ import time
 from pathlib import Path
 
 from conftest import Repo
-from tmux import review_command
-
 from review.state.store import Store
+from tmux import review_command
 
 
 def review(repo: Repo, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([review_command(), *args], cwd=repo.root, capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [review_command(), *args], cwd=repo.root, capture_output=True, text=True, timeout=60, check=False
+    )
 
 
 def start_waiting(repo: Repo, *args: str) -> subprocess.Popen[str]:
@@ -38,7 +39,10 @@ def watching(pid: int) -> bool:
     fds = Path(f"/proc/{pid}/fd")
     try:
         for fd in fds.iterdir():
-            if os.readlink(fd) == "anon_inode:inotify" and "inotify wd:" in (Path(f"/proc/{pid}/fdinfo") / fd.name).read_text():
+            if (
+                os.readlink(fd) == "anon_inode:inotify"
+                and "inotify wd:" in (Path(f"/proc/{pid}/fdinfo") / fd.name).read_text()
+            ):
                 return True
     except (FileNotFoundError, PermissionError):
         return False

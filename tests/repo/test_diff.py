@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import Repo
 
+from conftest import Repo
 from review.errors import BrokenDiff
 from review.repo import git, scope
 from review.repo.diff import Diff, FileDiff, Status, parse
@@ -62,7 +62,12 @@ def test_a_deleted_file_is_shown_in_full(project: Repo) -> None:
 def test_a_rename_keeps_both_paths_and_its_similarity(project: Repo) -> None:
     project.git("mv", "src/app.py", "src/main.py")
     file = only(load(project))
-    assert (file.status, file.old_path, file.path, file.similarity) == (Status.RENAMED, "src/app.py", "src/main.py", 100)
+    assert (file.status, file.old_path, file.path, file.similarity) == (
+        Status.RENAMED,
+        "src/app.py",
+        "src/main.py",
+        100,
+    )
     assert file.hunks == []
 
 
@@ -202,7 +207,7 @@ def test_the_file_list_is_ready_before_any_hunk_is_parsed(project: Repo) -> None
     diff = load(project)
     assert [f.added for f in diff.files] == [1] * 5
     assert all("hunks" not in vars(f) for f in diff.files)
-    diff.files[2].hunks
+    _ = diff.files[2].hunks
     assert ["hunks" in vars(f) for f in diff.files] == [False, False, True, False, False]
 
 
@@ -234,8 +239,8 @@ def test_a_hunk_shorter_than_its_header_is_a_broken_diff() -> None:
     )
     diff = parse(output)
     assert diff.files[0].path == "a.txt"
-    with pytest.raises(BrokenDiff, match="a.txt: broken diff"):
-        diff.files[0].hunks
+    with pytest.raises(BrokenDiff, match=r"a\.txt: broken diff"):
+        _ = diff.files[0].hunks
 
 
 def test_more_patches_than_files_is_a_broken_diff() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import Repo
 
+from conftest import Repo
 from review.errors import BadRevision, NotARepository
 from review.repo import git
 

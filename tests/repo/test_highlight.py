@@ -29,7 +29,7 @@ def test_python_keywords_names_and_strings_are_coloured_where_they_stand() -> No
     assert span_of(lines[0], spans[0], "greet") in Name.Function
     assert span_of(lines[1], spans[1], "return") in Keyword
     assert span_of(lines[1], spans[1], '"hi "') in String
-    assert (4, 10) == spans[1][0][:2]
+    assert spans[1][0][:2] == (4, 10)
 
 
 def test_a_docstring_spanning_lines_colours_the_lines_between() -> None:
@@ -57,7 +57,11 @@ def test_plain_text_and_unknown_files_have_no_colour(path: str) -> None:
 
 @pytest.mark.parametrize(
     ("path", "line", "word"),
-    [("Makefile", "all: build", "all"), ("sub/Dockerfile", "FROM python:3.12", "FROM"), (".bashrc", "export A=1", "export")],
+    [
+        ("Makefile", "all: build", "all"),
+        ("sub/Dockerfile", "FROM python:3.12", "FROM"),
+        (".bashrc", "export A=1", "export"),
+    ],
 )
 def test_files_known_by_their_whole_name_are_coloured(path: str, line: str, word: str) -> None:
     assert lexer_for(path) is not None

@@ -6,10 +6,9 @@ import os
 import subprocess
 from pathlib import Path
 
-from synthetic import generate
-
 from review.repo import git, scope
 from review.repo.scope import Scope
+from synthetic import generate
 
 
 def git_reference(root: Path, *args: str) -> list[bytes]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import Repo
 
+from conftest import Repo
 from review.errors import BadRevision
 from review.repo import git, scope
 from review.repo.diff import Status
@@ -105,7 +105,7 @@ def test_a_bad_base_is_one_clear_error(agent: Repo) -> None:
 
 
 def test_a_range_without_dots_is_refused(agent: Repo) -> None:
-    with pytest.raises(BadRevision, match="A..B"):
+    with pytest.raises(BadRevision, match=r"A\.\.B"):
         files_of(agent, Scope(range="main"))
 
 

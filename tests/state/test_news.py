@@ -8,14 +8,15 @@ import json
 import subprocess
 
 from conftest import Repo
-from tmux import review_command
-
 from review.state import comments
 from review.state.store import Reply, Store
+from tmux import review_command
 
 
 def review(repo: Repo, *args: str) -> str:
-    done = subprocess.run([review_command(), *args], cwd=repo.root, capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [review_command(), *args], cwd=repo.root, capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -24,7 +25,13 @@ def stop(repo: Repo) -> str:
     """The reason the Stop hook blocks with; empty when it lets the agent stop."""
     event = json.dumps({"hook_event_name": "Stop", "cwd": str(repo.root), "stop_hook_active": False})
     done = subprocess.run(
-        [review_command(), "hook", "claude"], input=event, cwd=repo.root, capture_output=True, text=True, timeout=60, check=False
+        [review_command(), "hook", "claude"],
+        input=event,
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert (done.returncode, done.stderr) == (0, "")
     return str(json.loads(done.stdout)["reason"]) if done.stdout else ""

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Repo
 
+from conftest import Repo
 from review.state import store
 from review.state.store import (
     MIGRATIONS,
@@ -363,15 +363,15 @@ def reshaped(change: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("document", "reason"),
     [
-        (["review/1"], "the top level is [\"review/1\"], not an object"),
+        (["review/1"], 'the top level is ["review/1"], not an object'),
         ({"rounds": []}, "schema is null"),
         (reshaped(lambda d: d.update(comments={})), "comments is {}, not a list"),
         (reshaped(lambda d: d["comments"][0].pop("id")), "comments[0].id is missing"),
         (reshaped(lambda d: d["comments"][0].update(line="3")), 'comments[0].line is "3", not a whole number'),
         (reshaped(lambda d: d.update(next_comment=True)), "next_comment is true, not a whole number"),
         (reshaped(lambda d: d.update(viewed={"a.py": 1})), "viewed.a.py is 1, not a string"),
-        (reshaped(lambda d: d["comments"][0].update(anchor=["x"])), "comments[0].anchor is [\"x\"], not an object"),
-        (reshaped(lambda d: d["comments"][0]["anchor"].update(lines="x")), "comments[0].anchor.lines is \"x\""),
+        (reshaped(lambda d: d["comments"][0].update(anchor=["x"])), 'comments[0].anchor is ["x"], not an object'),
+        (reshaped(lambda d: d["comments"][0]["anchor"].update(lines="x")), 'comments[0].anchor.lines is "x"'),
     ],
     ids=["list", "no-schema", "comments", "id", "line", "bool", "viewed", "anchor", "anchor-lines"],
 )
@@ -392,11 +392,11 @@ def test_a_wrongly_shaped_file_is_refused_and_copied(tmp_path: Path, document: A
             lambda d: d["comments"][0].update(severity="urgent"),
             'comments[0].severity is "urgent", not one of must, should, nit, question',
         ),
-        (lambda d: d["comments"][0].update(status="done"), "comments[0].status is \"done\""),
-        (lambda d: d["comments"][0].update(side="left"), "comments[0].side is \"left\""),
-        (lambda d: d["comments"][0].update(anchor_state="gone"), "comments[0].anchor_state is \"gone\""),
-        (lambda d: d["comments"][0]["thread"][0].update(author="bot"), "comments[0].thread[0].author is \"bot\""),
-        (lambda d: d["rounds"][0].update(verdict="lgtm"), "rounds[0].verdict is \"lgtm\""),
+        (lambda d: d["comments"][0].update(status="done"), 'comments[0].status is "done"'),
+        (lambda d: d["comments"][0].update(side="left"), 'comments[0].side is "left"'),
+        (lambda d: d["comments"][0].update(anchor_state="gone"), 'comments[0].anchor_state is "gone"'),
+        (lambda d: d["comments"][0]["thread"][0].update(author="bot"), 'comments[0].thread[0].author is "bot"'),
+        (lambda d: d["rounds"][0].update(verdict="lgtm"), 'rounds[0].verdict is "lgtm"'),
     ],
     ids=["severity", "status", "side", "anchor_state", "author", "verdict"],
 )

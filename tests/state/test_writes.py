@@ -6,12 +6,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Repo
-from tmux import review_command
 
+from conftest import Repo
 from review.agents import activity as agent
 from review.errors import CannotWrite
 from review.state.store import Store, replace_atomically
+from tmux import review_command
 
 
 def test_writing_over_a_folder_is_cannot_write_naming_the_file(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@ import os
 import subprocess
 import sys
 
-from conftest import Repo, settle, until_seen
 from textual.pilot import Pilot
 
+from conftest import Repo, settle, until_seen
 from review.repo import git
 from review.state import comments
 from review.state.comments import Where
@@ -72,7 +72,13 @@ async def test_c_comments_on_the_cursor_line_and_the_box_appears_under_it(agent_
         await pilot.press("c")
         await write(pilot, "Why double it?")
         [comment] = stored(agent_worktree)
-        assert (comment.path, comment.side, comment.line, comment.end_line, comment.status) == ("src/app.py", "new", 30, 30, "draft")
+        assert (comment.path, comment.side, comment.line, comment.end_line, comment.status) == (
+            "src/app.py",
+            "new",
+            30,
+            30,
+            "draft",
+        )
         assert comment.body == "Why double it?"
         assert comment.anchor is not None and comment.anchor.lines == ["value_30 = 30 * 2  # doubled"]
         assert rows_after(view, line_row + 1, 2) == [RowKind.COMMENT, RowKind.COMMENT]
@@ -200,7 +206,13 @@ async def test_r_resolves_an_addressed_comment_and_reopens_it(agent_worktree: Re
     from review.state import rounds
     from review.state.comments import FileReader
 
-    rounds.send(store, git.find_worktree(agent_worktree.root), "request_changes", "", FileReader(git.find_worktree(agent_worktree.root), None))
+    rounds.send(
+        store,
+        git.find_worktree(agent_worktree.root),
+        "request_changes",
+        "",
+        FileReader(git.find_worktree(agent_worktree.root), None),
+    )
     comments.resolve(store, "c1", "Explained in a comment")
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)

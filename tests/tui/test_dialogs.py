@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from drawn import Drawn
 from textual import events
 from textual.app import App
 from textual.binding import Binding
@@ -15,6 +14,7 @@ from textual.pilot import Pilot
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, RadioButton, TextArea
 
+from drawn import Drawn
 from review.state.comments import SEVERITIES
 from review.state.store import Comment, Reply
 from review.tui.dialogs.comment_editor import (

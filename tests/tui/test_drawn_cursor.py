@@ -3,11 +3,11 @@ screen is the row that `c` comments on. Read from what was drawn, not from the v
 
 from __future__ import annotations
 
-from conftest import Repo, settle
-from drawn import Drawn
 from textual import events
 from textual.pilot import Pilot
 
+from conftest import Repo, settle
+from drawn import Drawn
 from review.repo import git
 from review.state import comments
 from review.state.store import Store
@@ -41,7 +41,9 @@ def tall(repo: Repo) -> None:
     repo.write("tall.py", "".join(f"value_{n} = {n}\n" for n in range(1, 120)))
 
 
-async def test_after_bottom_and_three_lines_up_the_cursor_is_drawn_on_the_line_c_comments_on(agent_worktree: Repo) -> None:
+async def test_after_bottom_and_three_lines_up_the_cursor_is_drawn_on_the_line_c_comments_on(
+    agent_worktree: Repo,
+) -> None:
     tall(agent_worktree)
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -69,7 +71,9 @@ async def test_the_cursor_is_drawn_where_it_is_after_paging_and_moving(agent_wor
             await assert_cursor_drawn_on_its_row(pilot)
 
 
-async def test_the_cursor_is_drawn_where_it_is_after_the_wheel_scrolled_and_a_key_moved_it(agent_worktree: Repo) -> None:
+async def test_the_cursor_is_drawn_where_it_is_after_the_wheel_scrolled_and_a_key_moved_it(
+    agent_worktree: Repo,
+) -> None:
     tall(agent_worktree)
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -106,7 +110,9 @@ async def test_next_comment_draws_the_cursor_on_the_comment(agent_worktree: Repo
     store = Store(agent_worktree.root)
     lines = (agent_worktree.root / "tall.py").read_text().splitlines()
     for line in (3, 12, 100):
-        comments.add(store, comments.Where(path="tall.py", line=line, end_line=line), f"look at {line}", "should", lines)
+        comments.add(
+            store, comments.Where(path="tall.py", line=line, end_line=line), f"look at {line}", "should", lines
+        )
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("n")

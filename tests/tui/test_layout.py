@@ -6,13 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import Repo
-from synthetic import generate
 
+from conftest import Repo
 from review.repo import git, scope
 from review.repo.diff import Diff
 from review.repo.scope import Scope
 from review.tui.layout import Layout, Place, RowKind
+from synthetic import generate
 
 
 def load(repo: Repo | Path) -> Diff:

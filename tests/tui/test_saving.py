@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from conftest import Repo, settle
-from drawn import Drawn
 from textual.pilot import Pilot
 
+from conftest import Repo, settle
+from drawn import Drawn
 from review.repo import git
 from review.state.store import Store
 from review.tui.app import make_app
@@ -127,7 +127,10 @@ async def test_changes_made_while_one_waits_are_saved_after_it_in_order(agent_wo
         await until(pilot, lambda: screen.saving.stuck and screen.saving.waiting == 2)
         broken.unlink()
         await until(pilot, lambda: screen.saving.waiting == 0)
-        assert [(c.id, c.body) for c in Store(agent_worktree.root).read().comments] == [("c1", "first"), ("c2", "second")]
+        assert [(c.id, c.body) for c in Store(agent_worktree.root).read().comments] == [
+            ("c1", "first"),
+            ("c2", "second"),
+        ]
 
 
 async def test_quitting_with_unsaved_changes_asks_first(agent_worktree: Repo) -> None:

@@ -7,7 +7,6 @@ and look at the SVG files in tests/__snapshots__/ before committing.
 from __future__ import annotations
 
 from conftest import Repo, settle
-
 from review.repo import git
 from review.tui.app import make_app
 
@@ -42,8 +41,10 @@ def python_change(project: Repo) -> Repo:
     project.commit("ledger")
     project.write(
         "ledger.py",
-        PYTHON.replace("    return sum(e.amount for e in entries)", '    """The sum of all amounts."""\n    return sum(entry.amount for entry in entries)')
-        .replace('category: str = "misc"', 'category: str = "other"\n    note: str = ""'),
+        PYTHON.replace(
+            "    return sum(e.amount for e in entries)",
+            '    """The sum of all amounts."""\n    return sum(entry.amount for entry in entries)',
+        ).replace('category: str = "misc"', 'category: str = "other"\n    note: str = ""'),
     )
     return project
 

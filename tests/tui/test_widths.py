@@ -4,11 +4,11 @@ was drawn."""
 
 from __future__ import annotations
 
-from conftest import Repo, settle
-from drawn import Drawn
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
+from conftest import Repo, settle
+from drawn import Drawn
 from review.repo import git
 from review.state import comments
 from review.state.comments import Where

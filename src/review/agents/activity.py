@@ -56,6 +56,8 @@ def read(root: Path) -> AgentState | None:
         state = data["state"]
         if state not in ("working", "idle", "waiting"):
             return None
-        return AgentState(state=state, at=str(data["at"]), agent=str(data.get("agent", "")), event=str(data.get("event", "")))
+        return AgentState(
+            state=state, at=str(data["at"]), agent=str(data.get("agent", "")), event=str(data.get("event", ""))
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from review.agents import command, install
+from review import command
+from review.agents import install
 from review.errors import ReviewError
 from review.repo import git
 from review.state.store import Store, UnreadableReview
@@ -42,7 +43,9 @@ def check(where: Path) -> list[Check]:
     root = worktree.root if worktree is not None else None
     checks = [review_on_path(), *skill(root), *hooks(root), tmux()]
     if worktree is None:
-        outside = f"{where} is not in a git repository: run review doctor in one to check review watch and the review file"
+        outside = (
+            f"{where} is not in a git repository: run review doctor in one to check review watch and the review file"
+        )
         checks.append(Check("repository", True, outside))
     else:
         checks += [watch(worktree.root), review_file(worktree.root)]
@@ -63,7 +66,9 @@ def hooks_installed(worktree_root: Path) -> list[str]:
     the user to trust it.
     """
     return [
-        agent for agent, files in _hook_files(worktree_root) if any(install.review_hooks(file, agent) for file, _ in files)
+        agent
+        for agent, files in _hook_files(worktree_root)
+        if any(install.review_hooks(file, agent) for file, _ in files)
     ]
 
 
@@ -127,7 +132,9 @@ def review_on_path() -> Check:
         what = f"review on PATH is {found}, not this one"
     else:
         what = "review is on PATH, but a login shell (bash -lc, as Codex runs commands) does not find it"
-    return Check(name, False, f"{what}: agents are told to run {me} instead (once fixed, open a new shell)", _path_fix(me))
+    return Check(
+        name, False, f"{what}: agents are told to run {me} instead (once fixed, open a new shell)", _path_fix(me)
+    )
 
 
 def skill(root: Path | None) -> list[Check]:
@@ -148,7 +155,9 @@ def skill(root: Path | None) -> list[Check]:
     if problems:
         return problems
     if not installed:
-        return [Check("skill", False, "the review skill is installed for no agent", f"{command.runnable()} install all")]
+        return [
+            Check("skill", False, "the review skill is installed for no agent", f"{command.runnable()} install all")
+        ]
     return [Check("skill", True, f"the skill is installed for {', '.join(installed)}")]
 
 

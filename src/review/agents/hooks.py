@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from review import command
 from review.agents import activity as agent
-from review.agents import command
 from review.agents.activity import State
 from review.errors import ReviewError
 from review.repo import git
@@ -61,7 +61,7 @@ def run(harness: str, payload: str, cwd: Path) -> Answer:
         return _handle(harness, event, cwd)
     except ReviewError as error:
         return Answer(stderr=f"review hook {harness}: {error}")
-    except Exception as error:  # noqa: BLE001 - a hook must not break the agent, even on our bug
+    except Exception as error:
         return Answer(stderr=f"review hook {harness}: internal error: {type(error).__name__}: {error}")
 
 

@@ -138,9 +138,7 @@ def install(
     skill = skill.resolve()
     home = home or Path.home()
     places = [Place.of(agent, root, home) for agent in chosen]
-    settings = {
-        place.agent: _HookFile.read(place.hooks, place.agent) for place in places if place.hooks is not None
-    }
+    settings = {place.agent: _HookFile.read(place.hooks, place.agent) for place in places if place.hooks is not None}
     if root is not None:
         command = PROJECT_COMMAND
     record = _Record.load(home)
@@ -208,9 +206,7 @@ def uninstall(agents: Sequence[str], *, root: Path | None, home: Path | None = N
     chosen = _chosen(agents)
     home = home or Path.home()
     places = [Place.of(agent, root, home) for agent in chosen]
-    settings = {
-        place.agent: _HookFile.read(place.hooks, place.agent) for place in places if place.hooks is not None
-    }
+    settings = {place.agent: _HookFile.read(place.hooks, place.agent) for place in places if place.hooks is not None}
     record = _Record.load(home)
     changes: list[Change] = []
     try:

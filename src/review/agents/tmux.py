@@ -18,6 +18,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -141,10 +142,8 @@ class Tmux:
             self._run("paste-buffer", "-p", "-d", "-b", buffer, "-t", pane, pane=pane)
         except DeliveryFailed:
             # -d deletes the buffer only after a paste; do not leave it behind after a failure.
-            try:
+            with suppress(DeliveryFailed):
                 self._run("delete-buffer", "-b", buffer)
-            except DeliveryFailed:
-                pass
             raise
 
     def enter(self, pane: str) -> None:

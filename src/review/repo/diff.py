@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 
-import unidiff
 from unidiff.constants import LINE_TYPE_EMPTY, LINE_TYPE_NO_NEWLINE
+from unidiff.errors import UnidiffParseError
+from unidiff.patch import Hunk as ParsedHunk
+from unidiff.patch import PatchSet
 
 from review.errors import BrokenDiff
 from review.repo.text import decode, visible
@@ -209,8 +211,8 @@ class FileDiff:
         # need (paths come from git's raw output), so a neutral one is given.
         feed = ["--- a\n", "+++ b\n", *(line + "\n" for line in lines)]
         try:
-            patch = unidiff.PatchSet(feed)
-        except unidiff.UnidiffParseError as error:
+            patch = PatchSet(feed)
+        except UnidiffParseError as error:
             raise BrokenDiff(f"{self.display_path}: broken diff: {error}") from None
         return [_hunk(h) for patched in patch for h in patched]
 
@@ -226,7 +228,7 @@ def hunk_text(section: bytes) -> bytes:
     return section[start + 1 :] if start >= 0 else b""
 
 
-def _hunk(parsed: unidiff.Hunk) -> Hunk:
+def _hunk(parsed: ParsedHunk) -> Hunk:
     lines: list[Line] = []
     for item in parsed:
         if item.line_type == LINE_TYPE_NO_NEWLINE:
@@ -293,7 +295,7 @@ def parse(output: bytes) -> Diff:
     starts = [m.start() + 1 for m in _SECTION_START.finditer(output, patch_start)]
     if output.startswith(_SECTION_HEADS, patch_start):
         starts.insert(0, patch_start)
-    bounds = list(zip(starts, [*starts[1:], len(output)]))
+    bounds = list(zip(starts, [*starts[1:], len(output)], strict=False))
 
     files: list[FileDiff] = []
     section = 0
@@ -384,7 +386,7 @@ class _Reader:
         return value
 
     def raw_records(self) -> list[tuple[tuple[str, str, str, str, str], tuple[str, ...]]]:
-        records = []
+        records: list[tuple[tuple[str, str, str, str, str], tuple[str, ...]]] = []
         while self.data.startswith(b":", self.pos):
             meta = self.field()[1:].decode("ascii", "replace").split(" ")
             if len(meta) != 5:
@@ -392,5 +394,6 @@ class _Reader:
             paths = [self.field()]
             if meta[4][:1] in ("R", "C"):
                 paths.append(self.field())
-            records.append((tuple(meta), tuple(os.fsdecode(p) for p in paths)))
-        return records  # type: ignore[return-value]
+            old_mode, new_mode, old_blob, new_blob, status = meta
+            records.append(((old_mode, new_mode, old_blob, new_blob, status), tuple(os.fsdecode(p) for p in paths)))
+        return records

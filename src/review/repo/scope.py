@@ -12,7 +12,6 @@ from review.errors import BadRevision
 from review.repo import git
 from review.repo.diff import Diff, FileDiff, binary_paths, parse, renames
 from review.repo.git import Worktree
-from review.state.store import Store
 
 
 @dataclass(frozen=True)
@@ -27,6 +26,16 @@ class Scope:
     """`A..B` (A against B) or `A...B` (their merge-base against B)."""
     since_review: bool = False
     """What changed since the reviewer last sent a review, uncommitted work included."""
+
+
+@dataclass(frozen=True)
+class Since:
+    """The review sent last: what `since_review` compares against. The review state knows it
+    (`review.state.rounds.last_sent`); what is compared is a matter of git alone."""
+
+    round: str
+    snapshot: str | None
+    """The commit recording the worktree as it was reviewed."""
 
 
 @dataclass(frozen=True)
@@ -46,15 +55,17 @@ class Sides:
 WORKING_TREE = "working tree"
 
 
-def resolve(worktree: Worktree, scope: Scope) -> Sides:
-    """The two sides `scope` means for `worktree`.
+def resolve(worktree: Worktree, scope: Scope, since: Since | None = None) -> Sides:
+    """The two sides `scope` means for `worktree`; `since` is the review sent last, for
+    `since_review`.
 
     Raises:
-        BadRevision: a revision in the scope is unknown, or a range is malformed.
+        BadRevision: a revision in the scope is unknown, or a range is malformed, or
+            `since_review` is asked for before any review was sent.
     """
     head = worktree.head
     if scope.since_review:
-        return _since_review(worktree)
+        return _since_review(worktree, since)
     if scope.range is not None:
         return _range_sides(worktree, scope.range)
     if scope.staged:
@@ -78,15 +89,14 @@ def resolve(worktree: Worktree, scope: Scope) -> Sides:
     return Sides(start, None, False, True, f"{default}...{WORKING_TREE}")
 
 
-def _since_review(worktree: Worktree) -> Sides:
-    sent = Store(worktree.root).read().latest_round()
+def _since_review(worktree: Worktree, sent: Since | None) -> Sides:
     if sent is None or sent.snapshot is None:
         raise BadRevision("no review has been sent from this worktree yet, so there is nothing to compare with")
     try:
         git.resolve_commit(worktree, sent.snapshot)
     except BadRevision:
-        raise BadRevision(f"the snapshot of review {sent.id} is gone from the repository") from None
-    return Sides(sent.snapshot, None, False, True, f"since review {sent.id}...{WORKING_TREE}")
+        raise BadRevision(f"the snapshot of review {sent.round} is gone from the repository") from None
+    return Sides(sent.snapshot, None, False, True, f"since review {sent.round}...{WORKING_TREE}")
 
 
 def _range_sides(worktree: Worktree, spec: str) -> Sides:
@@ -104,17 +114,15 @@ def _range_sides(worktree: Worktree, spec: str) -> Sides:
     return Sides(old, new, False, False, spec)
 
 
-def load(worktree: Worktree, scope: Scope = Scope()) -> tuple[Sides, Diff]:
+def load(worktree: Worktree, scope: Scope = Scope(), since: Since | None = None) -> tuple[Sides, Diff]:
     """Resolve `scope` and read its diff."""
-    sides = resolve(worktree, scope)
+    sides = resolve(worktree, scope, since)
     return sides, read(worktree, sides)
 
 
 def read(worktree: Worktree, sides: Sides) -> Diff:
     """The diff between two resolved sides."""
-    output = git.diff_output(
-        worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked
-    )
+    output = git.diff_output(worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked)
     diff = parse(output)
     _mark_moved_binaries(worktree, sides, diff)
     _measure_binaries(worktree, diff)

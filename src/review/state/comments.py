@@ -18,6 +18,7 @@ from review.repo.git import Worktree
 from review.repo.text import decode
 from review.state import anchor
 from review.state.store import (
+    AnchorState,
     Author,
     Comment,
     CommentStatus,
@@ -86,7 +87,9 @@ class FileReader:
             return None
 
 
-def add(store: Store, where: Where, body: str, severity: Severity, lines: Sequence[str] | None, source: str | None = None) -> Comment:
+def add(
+    store: Store, where: Where, body: str, severity: Severity, lines: Sequence[str] | None, source: str | None = None
+) -> Comment:
     """Write a draft comment on `where`, anchored in `lines` (the file's lines on that side).
 
     Raises:
@@ -206,7 +209,7 @@ def reanchor(store: Store, read: Callable[[str, Side], list[str] | None], rename
     comment follows its file when the agent renames it.
     """
     review = store.read()
-    found: dict[str, tuple[str, int | None, int | None, str]] = {}
+    found: dict[str, tuple[str, int | None, int | None, AnchorState]] = {}
     for comment in review.comments:
         if comment.anchor is None:
             continue
@@ -229,7 +232,7 @@ def reanchor(store: Store, read: Callable[[str, Side], list[str] | None], rename
                 if path != comment.path:
                     comment.old_path = comment.old_path or comment.path
                 comment.path, comment.line, comment.end_line = path, line, end_line
-                comment.anchor_state = state  # type: ignore[assignment]
+                comment.anchor_state = state
         return current
 
     return store.update(change)

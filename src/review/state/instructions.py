@@ -77,7 +77,7 @@ def markdown(
 ) -> str:
     """The instructions as Markdown; empty when there are none, unless `always` (then the round's
     verdict and summary, and that there is nothing to change). `review` is the command that runs
-    review in the agent's shell (`review.agents.command.runnable`)."""
+    review in the agent's shell (`review.command.runnable`)."""
     if not items and not (always and latest is not None):
         return ""
     out: list[str] = []
@@ -115,9 +115,7 @@ def _opening(worktree: Path, items: Sequence[Instruction], review: str) -> str:
     answered = [item.comment.id for item in items if item.new]
     said = [f"{count} comment{'s' * (count != 1)} to address, in {worktree}."]
     if answered:
-        said.append(
-            f"The reviewer answered you on {', '.join(answered)}: the new replies are marked **New:**."
-        )
+        said.append(f"The reviewer answered you on {', '.join(answered)}: the new replies are marked **New:**.")
     said.append(
         f'For each comment: change the code, then run `{review} resolve ID -m "what you did"`. If you disagree '
         f'or need to ask, run `{review} reply ID -m "your answer"` instead. Line numbers are those of the files '

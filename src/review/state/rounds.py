@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from review.agents import command
+from review import command
 from review.errors import ReviewError
 from review.repo import git
 from review.repo.git import Worktree
+from review.repo.scope import Since
 from review.state import instructions
 from review.state.store import Review, Round, Side, Store, Verdict, replace_atomically
 
@@ -74,3 +75,9 @@ def write_instructions(
     items = instructions.gather(review, read)
     text = instructions.markdown(worktree.root, sent, items, review=command.runnable(), always=True)
     replace_atomically(store.folder / INSTRUCTIONS, text.encode("utf-8", "surrogateescape"))
+
+
+def last_sent(store: Store) -> Since | None:
+    """The review sent last, for comparing against (`--since-review`); None before the first."""
+    sent = store.read().latest_round()
+    return None if sent is None else Since(sent.id, sent.snapshot)

@@ -73,7 +73,9 @@ class ReviewApp(App[None]):
             elif not isinstance(self.screen, ConfirmDialog):
                 count = saving.waiting
                 question = f"{count} change{'s' * (count != 1)} not saved yet. Their text is kept in {saving.file}. Quit anyway?"
-                self.push_screen(ConfirmDialog(question, yes="Quit", no="Stay"), lambda yes: self.exit() if yes else None)
+                self.push_screen(
+                    ConfirmDialog(question, yes="Quit", no="Stay"), lambda yes: self.exit() if yes else None
+                )
 
         # being saved: a moment more (an agent may hold the lock for a while)
         saving.when_saved(quit_or_ask)

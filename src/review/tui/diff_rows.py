@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 
 from pygments.token import _TokenType
 from rich.console import Console
@@ -113,7 +114,9 @@ def render_row(row: Row, ctx: RowContext) -> Strip:
     return Strip([*left, Segment("│", ctx.palette.gutter), *right])
 
 
-def _pane(lines: list[Line], index: int, row: Row, side: str, width: int, digits: int, ctx: RowContext) -> list[Segment]:
+def _pane(
+    lines: list[Line], index: int, row: Row, side: str, width: int, digits: int, ctx: RowContext
+) -> list[Segment]:
     gutter_width = split_gutter(digits)
     if index < 0:
         return [Segment(" " * width, ctx.palette.empty)]
@@ -152,7 +155,7 @@ def styled_segments(text: str, base: Style, layers: list[tuple[int, int, Style]]
         bounds = sorted({0, len(text), *(s for s, _, _ in layers), *(e for _, e, _ in layers)})
         pieces = [
             (text[start:end], Style.combine([base, *(style for s, e, style in layers if s <= start and end <= e)]))
-            for start, end in zip(bounds, bounds[1:])
+            for start, end in pairwise(bounds)
             if start < len(text)
         ]
     else:

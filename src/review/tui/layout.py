@@ -269,7 +269,12 @@ class Layout:
             # tabs and control characters draw wider than they count; measure the long lines only
             self.widest = max(
                 self.widest,
-                *(cell_len(display_text(line.text)) for hunk in hunks for line in hunk.lines if len(line.text) * 2 >= longest),
+                *(
+                    cell_len(display_text(line.text))
+                    for hunk in hunks
+                    for line in hunk.lines
+                    if len(line.text) * 2 >= longest
+                ),
             )
         for h, hunk in enumerate(hunks):
             rows.append(Row(RowKind.HUNK, index, h))
@@ -410,11 +415,12 @@ class Layout:
             return row.comment
         old, new = self.lines_of(row)
         for comment in self.comments.get(self.diff.files[row.file].path, ()):
+            if comment.line is None:
+                continue  # on the whole file: it has a box of its own, no line
             end = comment.end_line or comment.line
-            if end is not None and (
-                (comment.side == "new" and new is not None and new.new is not None and comment.line <= new.new <= end)  # type: ignore[operator]
-                or (comment.side == "old" and old is not None and old.old is not None and comment.line <= old.old <= end)  # type: ignore[operator]
-            ):
+            shown = new if comment.side == "new" else old
+            number = None if shown is None else shown.new if comment.side == "new" else shown.old
+            if number is not None and comment.line <= number <= end:
                 return comment.id
         return None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -163,10 +164,8 @@ class Saving:
     def _finish(self, change: Change, result: object, review: Review | None) -> None:
         if change in self._kept:
             self._kept.remove(change)
-            try:
+            with suppress(CannotWrite):  # the text is in the review now; an old copy harms nothing
                 self._write_kept()
-            except CannotWrite:
-                pass  # the text is saved in the review now; an old copy beside it harms nothing
         if change.done is not None:
             change.done(result)
         self._saved(change, review)

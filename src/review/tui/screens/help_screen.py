@@ -87,5 +87,5 @@ class HelpScreen(ModalScreen[None]):
                 text.append(f"{binding.description:<28}")
                 text.append(f"{binding.id}\n", "dim")
         text.append(f"\nRemap a key in {config_path()}:\n", "dim")
-        text.append("  [keys]\n  next_hunk = \"ctrl+n\"\n", "dim")
+        text.append('  [keys]\n  next_hunk = "ctrl+n"\n', "dim")
         return text

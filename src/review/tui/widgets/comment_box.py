@@ -43,7 +43,8 @@ class BoxStyles:
     warning: Style
 
     def severity(self, name: str) -> Style:
-        return getattr(self, name)  # type: ignore[no-any-return]
+        style: Style = getattr(self, name)
+        return style
 
 
 def box_lines(comment: Comment, width: int, styles: BoxStyles) -> list[Text]:
@@ -81,7 +82,9 @@ def _header(comment: Comment, styles: BoxStyles, width: int) -> Text:
     header.append(comment.severity, styles.severity(comment.severity))
     header.append(" · ")
     status_style = {"addressed": styles.addressed, "draft": styles.muted}.get(comment.status, styles.text)
-    header.append(comment.status, status_style + Style(bold=comment.status != "draft", italic=comment.status == "draft"))
+    header.append(
+        comment.status, status_style + Style(bold=comment.status != "draft", italic=comment.status == "draft")
+    )
     header.append(" · ")
     header.append(_where(comment), styles.muted)
     if comment.anchor_state == "moved":

@@ -13,6 +13,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import fields
 
+from pygments.token import _TokenType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -234,7 +235,15 @@ class DiffView(ScrollView, can_focus=True):
 
     def _box(self, comment: Comment) -> list[Text]:
         width = self.scrollable_content_region.width or 80
-        key = (comment.id, comment.updated_at, comment.status, comment.anchor_state, comment.line, comment.end_line, width)
+        key = (
+            comment.id,
+            comment.updated_at,
+            comment.status,
+            comment.anchor_state,
+            comment.line,
+            comment.end_line,
+            width,
+        )
         lines = self._boxes.get(key)
         if lines is None:
             lines = box_lines(comment, width, self._get_box_styles())
@@ -293,9 +302,7 @@ class DiffView(ScrollView, can_focus=True):
         self.cursor = max(0, min(index, self.rows.total - 1))
         height = self.scrollable_content_region.height
         y = self.scroll_offset.y
-        if top:
-            y = self.cursor
-        elif self.cursor < y:
+        if top or self.cursor < y:
             y = self.cursor
         elif self.cursor >= y + height:
             y = self.cursor - height + 1
@@ -578,7 +585,9 @@ class DiffView(ScrollView, can_focus=True):
                 self._colouring = True
             if start:
                 # after this frame is on screen: the plain text first, the colours a moment later
-                self.call_after_refresh(self.run_worker, self._colour_queue, thread=True, group="highlight", exit_on_error=False)
+                self.call_after_refresh(
+                    self.run_worker, self._colour_queue, thread=True, group="highlight", exit_on_error=False
+                )
         return colours
 
     def _colour_queue(self) -> None:
@@ -593,7 +602,9 @@ class DiffView(ScrollView, can_focus=True):
             new_index = [i for i, line in enumerate(lines) if line.kind != "-"]
             old_tokens = highlight(path, [lines[i].text for i in old_index])
             new_tokens = highlight(path, [lines[i].text for i in new_index])
-            colours = HunkColours(dict(zip(old_index, old_tokens)), dict(zip(new_index, new_tokens)))
+            colours = HunkColours(
+                dict(zip(old_index, old_tokens, strict=True)), dict(zip(new_index, new_tokens, strict=True))
+            )
             self.post_message(self._Coloured(key, colours))
 
     class _Coloured(Message):
@@ -665,11 +676,11 @@ class _SyntaxStyles:
             self._theme = PygmentsSyntaxTheme(theme)
         except Exception:
             self._theme = PygmentsSyntaxTheme("monokai")
-        self._cache: dict[object, Style] = {}
+        self._cache: dict[_TokenType, Style] = {}
 
-    def style(self, token_type: object) -> Style:
+    def style(self, token_type: _TokenType) -> Style:
         cached = self._cache.get(token_type)
         if cached is None:
-            cached = _foreground(self._theme.get_style_for_token(token_type))  # type: ignore[arg-type]
+            cached = _foreground(self._theme.get_style_for_token(token_type))
             self._cache[token_type] = cached
         return cached

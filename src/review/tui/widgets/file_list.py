@@ -96,7 +96,7 @@ class FileList(Tree[int]):
                 continue
             # a chain of folders holding one folder each reads as one path: src/review/tui/
             while len(entry.entries) == 1:
-                (inner, only), = entry.entries.items()
+                ((inner, only),) = entry.entries.items()
                 if not isinstance(only, _Folder):
                     break
                 name, entry = name + inner, only
@@ -161,8 +161,10 @@ def _label(file: FileDiff, viewed: bool, room: int | None = None) -> Text:
     """The file's row: status letter, name, counts, viewed mark. Within `room` cells, the name is
     shortened (its end becomes "…"); the counts are never cut."""
     name = visible(file.path.rsplit("/", 1)[-1])
-    counts = Text(" bin", Style(dim=True)) if file.binary else Text.assemble(
-        (f" +{file.added}", Style(color="green")), (f" −{file.removed}", Style(color="red"))
+    counts = (
+        Text(" bin", Style(dim=True))
+        if file.binary
+        else Text.assemble((f" +{file.added}", Style(color="green")), (f" −{file.removed}", Style(color="red")))
     )
     if viewed:
         counts.append(" ✓", Style(color="green", bold=True))
