@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from tmux import Terminal, review_command
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
@@ -149,7 +150,7 @@ def test_comment_on_two_lines_send_and_the_agent_reads_them(tmp_path: Path) -> N
         terminal.wait_for("search (enter: find")
         terminal.literal("def convert")
         terminal.keys("Enter")
-        terminal.wait_until_gone("search (enter: find")
+        terminal.wait_for("match 1/")  # the search is done: the header counts its matches
         terminal.keys("c")
         terminal.wait_for("Comment on tally/currency.py:7")
         terminal.literal("Name the arguments: amount, from, to.")
@@ -162,7 +163,7 @@ def test_comment_on_two_lines_send_and_the_agent_reads_them(tmp_path: Path) -> N
         terminal.wait_for("search (enter: find")
         terminal.literal('currency: str = "EUR"')
         terminal.keys("Enter")
-        terminal.wait_until_gone("search (enter: find")
+        terminal.wait_for("match 1/")  # the search is done: the header counts its matches
         terminal.keys("c")
         terminal.wait_for("Comment on tally/ledger.py:17")
         terminal.keys("C-t")
@@ -184,7 +185,13 @@ def test_comment_on_two_lines_send_and_the_agent_reads_them(tmp_path: Path) -> N
     assert data["round"]["summary"] == "Two small things"
     found = {(c["path"], c["line"], c["severity"], c["body"], tuple(c["code"])) for c in data["comments"]}
     assert found == {
-        ("tally/currency.py", 7, "should", "Name the arguments: amount, from, to.", ("def convert(amount, source, target):",)),
+        (
+            "tally/currency.py",
+            7,
+            "should",
+            "Name the arguments: amount, from, to.",
+            ("def convert(amount, source, target):",),
+        ),
         ("tally/ledger.py", 17, "question", "Use an enum for currencies.", ('    currency: str = "EUR"',)),
     }
 

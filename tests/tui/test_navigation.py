@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from conftest import Repo, settle, until_seen
-from drawn import Drawn
+from textual import events
 from textual.pilot import Pilot
 
+from conftest import Repo, settle, until_seen
+from drawn import Drawn
 from review.config import Config
 from review.repo import git
 from review.tui.app import make_app
+from review.tui.dialogs.comment_editor import CommentEditor
 from review.tui.layout import Place, RowKind
 from review.tui.screens.review_screen import ReviewScreen
 from review.tui.widgets.diff_view import DiffView
@@ -40,7 +42,13 @@ async def test_opens_on_the_first_file_with_every_file_listed(agent_worktree: Re
         screen = pilot.app.screen
         assert isinstance(screen, ReviewScreen)
         assert screen.diff is not None
-        assert [f.path for f in screen.diff.files] == ["docs/guide.md", "image.bin", "long.txt", "src/app.py", "src/util.py"]
+        assert [f.path for f in screen.diff.files] == [
+            "docs/guide.md",
+            "image.bin",
+            "long.txt",
+            "src/app.py",
+            "src/util.py",
+        ]
         view = view_of(pilot)
         assert view.cursor == 0 and kind_at_cursor(view) is RowKind.FILE
 
@@ -196,7 +204,9 @@ async def test_the_mouse_wheel_scrolls_and_keys_continue_from_the_screen(agent_w
         await settle(pilot)
         view = view_of(pilot)
         for _ in range(5):
-            await pilot._post_mouse_events([__import__("textual.events", fromlist=["MouseScrollDown"]).MouseScrollDown], DiffView)
+            await pilot._post_mouse_events(
+                [__import__("textual.events", fromlist=["MouseScrollDown"]).MouseScrollDown], DiffView
+            )
         await pilot.pause()
         assert view.scroll_offset.y > 0
         top = view.scroll_offset.y
@@ -331,7 +341,16 @@ async def test_question_mark_lists_every_binding(agent_worktree: Repo) -> None:
 
         assert isinstance(pilot.app.screen, HelpScreen)
         text = str(pilot.app.screen._text())
-        for binding_id in ("next_hunk", "previous_file", "toggle_split", "toggle_viewed", "more_context", "search", "help", "quit"):
+        for binding_id in (
+            "next_hunk",
+            "previous_file",
+            "toggle_split",
+            "toggle_viewed",
+            "more_context",
+            "search",
+            "help",
+            "quit",
+        ):
             assert binding_id in text
         await pilot.press("escape")
         assert isinstance(pilot.app.screen, ReviewScreen)
@@ -421,3 +440,19 @@ async def test_a_line_whose_only_change_is_its_ending_says_so(project: Repo) -> 
         shown = [view.render_line(y).text for y in range(view.rows.total)]
         assert any(line.rstrip().endswith("one  ⏎ LF") for line in shown)
         assert any(line.rstrip().endswith("one  ⏎ CRLF") for line in shown)
+
+
+async def test_a_key_typed_right_after_enter_in_the_search_is_a_command(agent_worktree: Repo) -> None:
+    async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"value_30 ")
+        # the search line shows what is typed, on one row above the footer
+        assert "value_30" in Drawn.of(pilot.app.export_screenshot()).rows[SIZE[1] - 2]
+        # enter and c read together, as from a fast typist or tmux: the c must not land in the field
+        for key, character in [("enter", "\r"), ("c", "c")]:
+            pilot.app.post_message(events.Key(key, character))
+        for _ in range(5):
+            await pilot.pause()
+        editor = pilot.app.screen
+        assert isinstance(editor, CommentEditor)
+        assert editor.title_text.startswith("Comment on src/app.py:30")

@@ -14,7 +14,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Input
 from watchfiles import Change as FileChange
 from watchfiles import awatch
 
@@ -47,6 +46,7 @@ from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.file_list import FileList
 from review.tui.widgets.review_footer import ReviewFooter
 from review.tui.widgets.review_header import ReviewHeader
+from review.tui.widgets.search_field import SearchField
 
 IGNORE_TYPING = 0.75
 """After a key that opens an editor was refused, keys that follow each other closer than this
@@ -101,8 +101,6 @@ class ReviewScreen(Screen[None]):
         FileList { width: 25%; min-width: 20; max-width: 44; border-right: vkey $panel-lighten-2; }
         FileList.hidden { display: none; }
         DiffView { width: 1fr; }
-        #search { display: none; border: none; height: 1; padding: 0 1; }
-        #search.shown { display: block; }
     }
     """
 
@@ -145,7 +143,7 @@ class ReviewScreen(Screen[None]):
         with Horizontal(id="body"):
             yield FileList(id="files")
             yield DiffView(id="diff", syntax_theme=self._syntax_theme)
-        yield Input(placeholder="search (enter: find, escape: cancel)", id="search")
+        yield SearchField(placeholder="search (enter: find, escape: cancel)", id="search")
         yield ReviewFooter()
 
     @property
@@ -178,7 +176,8 @@ class ReviewScreen(Screen[None]):
             if first is not None:
                 sides, diff = first[0], first[1].result()
             else:
-                sides, diff = scope.load(self.worktree, self.chosen)
+                since = rounds.last_sent(self.store) if self.chosen.since_review else None
+                sides, diff = scope.load(self.worktree, self.chosen, since)
             for index, file in enumerate(diff.files):
                 if file.path in self.context:
                     diff.files[index] = scope.load_file(self.worktree, sides, file, self.context[file.path])
@@ -373,31 +372,29 @@ class ReviewScreen(Screen[None]):
 
     # -- search --------------------------------------------------------------------------------
 
+    @property
+    def search_field(self) -> SearchField:
+        return self.query_one(SearchField)
+
     def action_search(self) -> None:
-        field = self.query_one("#search", Input)
-        field.value = ""
-        field.add_class("shown")
+        self.search_field.open()
         # at once, not after the queued keys: what the reviewer types next is the search
-        self.set_focus(field)
+        self.set_focus(self.search_field)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id != "search":
-            return
-        event.stop()
-        self._close_search()
-        if event.value and not self.view.find_text(event.value):
-            self.notify(f"Not found: {visible(event.value)}", severity="warning", timeout=3)
-        self._show_header()  # which match of how many
+    def on_search_field_closed(self, message: SearchField.Closed) -> None:
+        # at once, not after the queued keys (focus() waits for them)
+        self.set_focus(self.view)
+        if message.text:
+            if not self.view.find_text(message.text):
+                self.notify(f"Not found: {visible(message.text)}", severity="warning", timeout=3)
+            self._show_header()  # which match of how many
 
-    def on_key(self, event) -> None:  # type: ignore[no-untyped-def]
-        field = self.query_one("#search", Input)
-        if event.key == "escape" and field.has_focus:
-            event.stop()
-            self._close_search()
-
-    def _close_search(self) -> None:
-        self.query_one("#search", Input).remove_class("shown")
-        self.view.focus()
+    async def on_search_field_missed(self, message: SearchField.Missed) -> None:
+        # a key typed right after enter went to the field before the focus moved: it was meant
+        # for the diff, so it does what it does there (the diff has the focus now)
+        active = self.app.active_bindings.get(message.key)
+        if active is not None and active.enabled:
+            await self.app.run_action(active.binding.action, active.node)
 
     def action_next(self, forward: bool) -> None:
         """The next comment, or the next match while a search is on."""
@@ -610,5 +607,9 @@ class ReviewScreen(Screen[None]):
 
 def _place_of(where: Where) -> str:
     """A comment's place, as messages name it: "comment on src/app.py:12-14"."""
-    lines = "" if where.line is None else f":{where.line}" + (f"-{where.end_line}" if where.end_line not in (None, where.line) else "")
+    lines = (
+        ""
+        if where.line is None
+        else f":{where.line}" + (f"-{where.end_line}" if where.end_line not in (None, where.line) else "")
+    )
     return f"comment on {visible(where.path)}{lines}"
