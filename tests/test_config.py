@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import Repo
-from review.config import BadConfig, Config, config_path, load_config
+from review.config import Config, config_path, load_config
+from review.errors import BadConfig
 from tmux import review_command
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from review import __version__
-from review.errors import ReviewError
+from review.errors import CommentError, ReviewError
 from review.repo.git import Worktree
 from review.repo.scope import Scope, Since
 from review.state.store import Review, Side, Verdict
@@ -156,7 +156,7 @@ def _comment(argv: Sequence[str]) -> int:
     side: Side = "old" if args.old else "new"
     lines = here.read(path, side)
     if lines is None and line is not None:
-        raise comments.CommentError(f"{path} has no {side} side: it was {'added' if args.old else 'deleted'}")
+        raise CommentError(f"{path} has no {side} side: it was {'added' if args.old else 'deleted'}")
     where = comments.Where(path=path, side=side, line=line, end_line=end)
     source = here.sides.old if args.old else None
     made = comments.add(here.store, where, args.message, args.severity, lines, source)

@@ -16,13 +16,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from review.errors import ReviewError
+from review.errors import BadConfig
 
 _THEME_ALIASES = {"dark": "textual-dark", "light": "textual-light"}
-
-
-class BadConfig(ReviewError):
-    """The config file cannot be used."""
 
 
 @dataclass(frozen=True)

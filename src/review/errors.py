@@ -24,3 +24,57 @@ class BrokenDiff(ReviewError):
 class CannotWrite(ReviewError):
     """A file of review's (the review, its instructions, the agent's state, a settings file)
     cannot be written; the message names the file and the system's reason."""
+
+
+class BadConfig(ReviewError):
+    """The config file cannot be used."""
+
+
+# The review file and the comments in it.
+
+
+class UnknownComment(ReviewError):
+    """No comment in the review has the id the user gave."""
+
+
+class UnreadableReview(ReviewError):
+    """The review file cannot be understood, or a newer review wrote it; it is left untouched."""
+
+
+class ReviewLocked(ReviewError):
+    """Another process held the review's lock for longer than a writer waits."""
+
+
+class UnwritableReview(CannotWrite):
+    """The review folder or file cannot be written."""
+
+
+class CommentError(ReviewError):
+    """A change to a comment that its state does not allow."""
+
+
+# Sending a round.
+
+
+class NothingToSend(ReviewError):
+    """Sending with no drafts, no summary and no approval."""
+
+
+class PartlySent(ReviewError):
+    """The round was recorded, but what follows it (its snapshot's ref, the instructions file)
+    could not be written: sending again would send nothing."""
+
+
+# Coding agents: their skills and settings, and delivery into their panes.
+
+
+class MissingSkill(ReviewError):
+    """The skill folder to link is not there."""
+
+
+class UnreadableSettings(ReviewError):
+    """An agent's settings file cannot be understood, so it is left untouched."""
+
+
+class DeliveryFailed(ReviewError):
+    """tmux is missing or not answering, or the agent's pane is gone."""

@@ -18,8 +18,6 @@ from review.agents.install import (
     COPY_MARK,
     NOTHING,
     Change,
-    MissingSkill,
-    UnreadableSettings,
     install,
     review_command,
     review_hooks,
@@ -27,7 +25,7 @@ from review.agents.install import (
     skill_state,
     uninstall,
 )
-from review.errors import ReviewError
+from review.errors import MissingSkill, ReviewError, UnreadableSettings
 
 COMMAND = "/opt/review/bin/review"
 

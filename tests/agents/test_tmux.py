@@ -19,15 +19,9 @@ import pytest
 from conftest import Repo
 from review.agents import activity as agent
 from review.agents import tmux as delivery
-from review.agents.tmux import (
-    DeliveryFailed,
-    Pane,
-    Tmux,
-    deliver,
-    find_agent_pane,
-    is_idle,
-)
+from review.agents.tmux import Pane, Tmux, deliver, find_agent_pane, is_idle
 from review.agents.watch import Watcher
+from review.errors import DeliveryFailed
 from review.state.store import Store
 from tmux import Terminal, review_command
 

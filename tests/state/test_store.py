@@ -16,20 +16,9 @@ from typing import Any
 import pytest
 
 from conftest import Repo
+from review.errors import ReviewLocked, UnknownComment, UnreadableReview
 from review.state import store
-from review.state.store import (
-    MIGRATIONS,
-    Anchor,
-    Comment,
-    Reply,
-    Review,
-    ReviewLocked,
-    Round,
-    Store,
-    UnknownComment,
-    UnreadableReview,
-    now,
-)
+from review.state.store import MIGRATIONS, Anchor, Comment, Reply, Review, Round, Store, now
 
 
 def add_comment(body: str = "rename this", path: str = "src/app.py") -> Any:

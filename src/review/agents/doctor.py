@@ -18,9 +18,9 @@ from pathlib import Path
 
 from review import command
 from review.agents import install
-from review.errors import ReviewError
+from review.errors import ReviewError, UnreadableReview
 from review.repo import git
-from review.state.store import Store, UnreadableReview
+from review.state.store import Store
 
 
 @dataclass(frozen=True)

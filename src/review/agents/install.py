@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from review.errors import CannotWrite, ReviewError
+from review.errors import CannotWrite, MissingSkill, ReviewError, UnreadableSettings
 from review.state.store import replace_atomically
 
 AGENTS = ("claude", "codex", "pi")
@@ -61,14 +61,6 @@ copy from a skill of the user's that happens to be called review."""
 SkillState = Literal["linked", "copied", "dangling", "other", "missing"]
 """What is at an agent's skill place: review's link to a skill that is there, review's copy,
 review's link into a folder that is gone (a deleted virtualenv), something of the user's, nothing."""
-
-
-class MissingSkill(ReviewError):
-    """The skill folder to link is not there."""
-
-
-class UnreadableSettings(ReviewError):
-    """An agent's settings file cannot be understood, so it is left untouched."""
 
 
 @dataclass(frozen=True)

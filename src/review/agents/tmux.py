@@ -22,7 +22,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from review.errors import ReviewError
+from review.errors import DeliveryFailed
 
 KNOWN_AGENTS = ("claude", "codex", "pi", "opencode", "gemini", "aider")
 """Command names of the coding agents that `review watch` looks for."""
@@ -43,10 +43,6 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # What a pane may put between the characters of a wrapped line: spaces, and the borders that
 # agents draw around their input box.
 _LAYOUT = re.compile(r"[\s\u2500-\u259f]+")
-
-
-class DeliveryFailed(ReviewError):
-    """tmux is missing or not answering, or the agent's pane is gone."""
 
 
 @dataclass(frozen=True)

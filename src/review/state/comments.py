@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from review.errors import ReviewError
+from review.errors import CommentError
 from review.repo import git
 from review.repo.git import Worktree
 from review.repo.text import decode
@@ -33,10 +33,6 @@ from review.state.store import (
 SEVERITIES: tuple[Severity, ...] = ("must", "should", "question", "nit")
 """The one order of the severities, everywhere they are listed: instructions, the comment editor's
 chooser and `ctrl+t`, the README. What must change comes first, as agents act on it."""
-
-
-class CommentError(ReviewError):
-    """A change to a comment that its state does not allow."""
 
 
 @dataclass(frozen=True)

@@ -6,22 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from review import command
-from review.errors import ReviewError
+from review.errors import NothingToSend, PartlySent, ReviewError
 from review.repo import git
 from review.repo.git import Worktree
 from review.repo.scope import Since
 from review.state import instructions
 from review.state.store import Review, Round, Side, Store, Verdict, replace_atomically
-
-
-class NothingToSend(ReviewError):
-    """Sending with no drafts, no summary and no approval."""
-
-
-class PartlySent(ReviewError):
-    """The round was recorded, but what follows it (its snapshot's ref, the instructions file)
-    could not be written: sending again would send nothing."""
-
 
 INSTRUCTIONS = "instructions.md"
 

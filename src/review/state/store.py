@@ -33,7 +33,7 @@ from typing import (
     get_type_hints,
 )
 
-from review.errors import CannotWrite, ReviewError
+from review.errors import CannotWrite, ReviewLocked, UnknownComment, UnreadableReview, UnwritableReview
 from review.repo.git import STATE_FOLDER
 
 SCHEMA = "review/1"
@@ -55,22 +55,6 @@ MIGRATIONS: dict[str, Migration] = {}
 """Older schema -> a function that upgrades a document one step and sets its new `schema`."""
 
 _T = TypeVar("_T")
-
-
-class UnknownComment(ReviewError):
-    """No comment in the review has the id the user gave."""
-
-
-class UnreadableReview(ReviewError):
-    """The review file cannot be understood, or a newer review wrote it; it is left untouched."""
-
-
-class ReviewLocked(ReviewError):
-    """Another process held the review's lock for longer than a writer waits."""
-
-
-class UnwritableReview(CannotWrite):
-    """The review folder or file cannot be written."""
 
 
 def now() -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from textual.app import App
 from textual.binding import Binding
 
-from review.config import BadConfig, Config
+from review.config import Config
+from review.errors import BadConfig
 from review.repo.git import Worktree
 from review.repo.scope import Scope
 from review.tui.dialogs.confirm_dialog import ConfirmDialog

@@ -18,15 +18,8 @@ from pathlib import Path
 
 from textual.dom import DOMNode
 
-from review.errors import CannotWrite, ReviewError
-from review.state.store import (
-    Review,
-    ReviewLocked,
-    Store,
-    UnreadableReview,
-    now,
-    replace_atomically,
-)
+from review.errors import CannotWrite, ReviewError, ReviewLocked, UnreadableReview
+from review.state.store import Review, Store, now, replace_atomically
 
 UNSAVED = "unsaved.md"
 
