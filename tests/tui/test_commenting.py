@@ -30,8 +30,8 @@ def view_of(pilot: Pilot) -> DiffView:  # type: ignore[type-arg]
 
 
 def to_line(view: DiffView, path: str, new: int | None = None, old: int | None = None) -> None:
-    assert view.rows is not None
-    index = view.rows.find(Place(path, new=new, old=old))
+    assert view.diff_layout is not None
+    index = view.diff_layout.find(Place(path, new=new, old=old))
     assert index is not None
     view.go_to(index)
 
@@ -59,8 +59,8 @@ def draft(repo: Repo, *lines_and_bodies: tuple[int, str], severity: str = "shoul
 
 
 def rows_after(view: DiffView, index: int, count: int) -> list[RowKind]:
-    assert view.rows is not None
-    return [view.rows.row(i).kind for i in range(index, index + count)]
+    assert view.diff_layout is not None
+    return [view.diff_layout.row(i).kind for i in range(index, index + count)]
 
 
 async def test_c_comments_on_the_cursor_line_and_the_box_appears_under_it(agent_worktree: Repo) -> None:
@@ -82,7 +82,7 @@ async def test_c_comments_on_the_cursor_line_and_the_box_appears_under_it(agent_
         assert comment.body == "Why double it?"
         assert comment.anchor is not None and comment.anchor.lines == ["value_30 = 30 * 2  # doubled"]
         assert rows_after(view, line_row + 1, 2) == [RowKind.COMMENT, RowKind.COMMENT]
-        assert view.rows is not None and view.rows.row(line_row + 1).comment == comment.id
+        assert view.diff_layout is not None and view.diff_layout.row(line_row + 1).comment == comment.id
 
 
 async def test_c_on_a_removed_line_comments_on_the_old_side(agent_worktree: Repo) -> None:
@@ -113,7 +113,7 @@ async def test_v_selects_a_range_and_ctrl_g_suggests_its_code(agent_worktree: Re
         [comment] = stored(agent_worktree)
         assert (comment.line, comment.end_line) == (29, 31)
         assert "```suggestion\nvalue_29 = 29\nvalue_30 = 30 * 2  # doubled\nvalue_31 = 31\n```" in comment.body
-        assert view.selection is None
+        assert not view.selecting
 
 
 async def test_capital_c_comments_on_the_whole_file(agent_worktree: Repo) -> None:
@@ -166,8 +166,8 @@ async def test_d_deletes_only_after_confirming(agent_worktree: Repo) -> None:
         await pilot.press("d", "y")
         await pilot.pause()
         assert stored(agent_worktree) == []
-        assert view.rows is not None
-        assert RowKind.COMMENT not in [view.rows.row(i).kind for i in range(view.rows.total)]
+        assert view.diff_layout is not None
+        assert RowKind.COMMENT not in [view.diff_layout.row(i).kind for i in range(view.diff_layout.total)]
 
 
 async def test_n_and_capital_n_jump_between_comments(agent_worktree: Repo) -> None:
@@ -175,14 +175,14 @@ async def test_n_and_capital_n_jump_between_comments(agent_worktree: Repo) -> No
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = view_of(pilot)
-        assert view.rows is not None
+        assert view.diff_layout is not None
         seen = []
         for _ in range(3):
             await pilot.press("n")
-            seen.append(view.rows.row(view.cursor).comment)
+            seen.append(view.diff_layout.row(view.cursor).comment)
         assert seen == ["c1", "c2", "c3"]
         await pilot.press("N")
-        assert view.rows.row(view.cursor).comment == "c2"
+        assert view.diff_layout.row(view.cursor).comment == "c2"
 
 
 async def test_capital_s_sends_the_drafts_as_a_round(agent_worktree: Repo) -> None:
@@ -259,7 +259,7 @@ async def test_p_lists_the_comments_and_jumps_to_one(agent_worktree: Repo) -> No
         await pilot.pause()
         await pilot.press("down", "enter")
         await pilot.pause()
-        assert view.rows is not None and view.rows.row(view.cursor).comment == "c2"
+        assert view.diff_layout is not None and view.diff_layout.row(view.cursor).comment == "c2"
 
 
 async def test_everything_is_as_it_was_after_quitting_and_reopening(agent_worktree: Repo) -> None:
@@ -273,7 +273,7 @@ async def test_everything_is_as_it_was_after_quitting_and_reopening(agent_worktr
         await settle(pilot)
         view = view_of(pilot)
         await pilot.press("n")
-        assert view.rows is not None and view.rows.row(view.cursor).comment == "c1"
+        assert view.diff_layout is not None and view.diff_layout.row(view.cursor).comment == "c1"
         assert view.comment("c1").body == "Kept across runs"  # type: ignore[union-attr]
 
 
@@ -299,13 +299,13 @@ async def test_u_shows_only_what_changed_since_the_last_review(agent_worktree: R
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = view_of(pilot)
-        assert view.rows is not None and len(view.rows.diff.files) == 5
+        assert view.diff_layout is not None and len(view.diff_layout.diff.files) == 5
         await pilot.press("u")
         await settle(pilot)
-        assert [f.path for f in view.rows.diff.files] == ["src/util.py"]
+        assert [f.path for f in view.diff_layout.diff.files] == ["src/util.py"]
         await pilot.press("u")
         await settle(pilot)
-        assert len(view.rows.diff.files) == 5
+        assert len(view.diff_layout.diff.files) == 5
 
 
 WRITER = """

@@ -27,13 +27,13 @@ def view_of(pilot: Pilot) -> DiffView:  # type: ignore[type-arg]
 
 
 def kind_at_cursor(view: DiffView) -> RowKind:
-    assert view.rows is not None
-    return view.rows.row(view.cursor).kind
+    assert view.diff_layout is not None
+    return view.diff_layout.row(view.cursor).kind
 
 
 def path_at_cursor(view: DiffView) -> str:
-    assert view.rows is not None
-    return view.rows.diff.files[view.rows.file_of(view.cursor)].path
+    assert view.diff_layout is not None
+    return view.diff_layout.diff.files[view.diff_layout.file_of(view.cursor)].path
 
 
 async def test_opens_on_the_first_file_with_every_file_listed(agent_worktree: Repo) -> None:
@@ -90,13 +90,13 @@ async def test_g_and_capital_g_go_to_top_and_bottom(agent_worktree: Repo) -> Non
         await settle(pilot)
         view = view_of(pilot)
         await pilot.press("G")
-        assert view.rows is not None
-        assert view.cursor == view.rows.total - 1
+        assert view.diff_layout is not None
+        assert view.cursor == view.diff_layout.total - 1
         assert view.scroll_offset.y > 0
         await pilot.press("g")
         assert (view.cursor, view.scroll_offset.y) == (0, 0)
         await pilot.press("end")
-        assert view.cursor == view.rows.total - 1
+        assert view.cursor == view.diff_layout.total - 1
         await pilot.press("home")
         assert view.cursor == 0
 
@@ -135,37 +135,37 @@ async def test_s_toggles_split_and_stays_on_the_same_line(agent_worktree: Repo) 
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = view_of(pilot)
-        assert view.rows is not None
-        target = view.rows.find(Place("src/app.py", new=30))
+        assert view.diff_layout is not None
+        target = view.diff_layout.find(Place("src/app.py", new=30))
         assert target is not None
         view.go_to(target)
         screen_row = view.cursor - view.scroll_offset.y
         await pilot.press("s")
         assert view.split
-        assert view.rows.split
-        place = view.rows.place(view.cursor)
+        assert view.diff_layout.split
+        place = view.diff_layout.place(view.cursor)
         assert (place.path, place.new, place.old) == ("src/app.py", 30, 30)
         assert view.cursor - view.scroll_offset.y == screen_row
         await pilot.press("s")
         assert not view.split
-        assert view.rows.place(view.cursor).new == 30
+        assert view.diff_layout.place(view.cursor).new == 30
 
 
 async def test_w_wraps_long_lines_and_h_l_scroll_sideways(agent_worktree: Repo) -> None:
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = view_of(pilot)
-        assert view.rows is not None
-        unwrapped = view.rows.total
+        assert view.diff_layout is not None
+        unwrapped = view.diff_layout.total
         await pilot.press("l", "l", "right")
         assert view.scroll_offset.x == 24
         await pilot.press("h")
         assert view.scroll_offset.x == 16
         await pilot.press("w")
         assert view.wrap and view.scroll_offset.x == 0
-        assert view.rows.total > unwrapped
+        assert view.diff_layout.total > unwrapped
         await pilot.press("w")
-        assert view.rows.total == unwrapped
+        assert view.diff_layout.total == unwrapped
 
 
 async def test_tab_focuses_the_file_list_and_enter_shows_the_file(agent_worktree: Repo) -> None:
@@ -222,15 +222,15 @@ async def test_search_finds_lines_and_n_goes_to_the_next_match(agent_worktree: R
         await pilot.press(*"doubled")
         await pilot.press("enter")
         assert view.has_focus
-        assert view.rows is not None
-        first = view.rows.place(view.cursor)
+        assert view.diff_layout is not None
+        first = view.diff_layout.place(view.cursor)
         assert first.path == "src/app.py" and first.new == 5
         await pilot.press("n")
-        assert view.rows.place(view.cursor).new == 30
+        assert view.diff_layout.place(view.cursor).new == 30
         await pilot.press("N")
-        assert view.rows.place(view.cursor).new == 5
+        assert view.diff_layout.place(view.cursor).new == 5
         await pilot.press("escape")
-        assert view.search is None
+        assert view.pattern is None
 
 
 def header_of(pilot: Pilot) -> str:  # type: ignore[type-arg]
@@ -254,7 +254,7 @@ async def test_search_is_smart_case_and_the_header_says_which_match_of_how_many(
         assert "match" not in header_of(pilot)
         await pilot.press("slash", *"TOTAL", "enter")  # a capital: that case only
         assert "match 1/1" in header_of(pilot)
-        assert view.rows is not None and view.rows.place(view.cursor).new == 3
+        assert view.diff_layout is not None and view.diff_layout.place(view.cursor).new == 3
 
 
 async def test_a_search_that_finds_nothing_says_so(agent_worktree: Repo) -> None:
@@ -270,13 +270,13 @@ async def test_z_shows_more_context_around_the_hunk(agent_worktree: Repo) -> Non
         await settle(pilot)
         view = view_of(pilot)
         screen = pilot.app.screen
-        assert isinstance(screen, ReviewScreen) and screen.diff is not None and view.rows is not None
-        view.go_to(view.rows.find(Place("src/app.py", new=30)) or 0)
+        assert isinstance(screen, ReviewScreen) and screen.diff is not None and view.diff_layout is not None
+        view.go_to(view.diff_layout.find(Place("src/app.py", new=30)) or 0)
         before = sum(len(h.lines) for h in screen.diff.files[3].hunks)
         await pilot.press("z")
         after = screen.diff.files[3].hunks
         assert sum(len(h.lines) for h in after) > before
-        assert view.rows.place(view.cursor).new == 30
+        assert view.diff_layout.place(view.cursor).new == 30
 
 
 async def test_x_marks_a_file_viewed_folds_it_and_it_stays_viewed(agent_worktree: Repo) -> None:
@@ -286,8 +286,8 @@ async def test_x_marks_a_file_viewed_folds_it_and_it_stays_viewed(agent_worktree
         await pilot.press("x")
         assert "docs/guide.md" in view.viewed
         assert path_at_cursor(view) == "image.bin"
-        assert view.rows is not None
-        assert [view.rows.row(i).kind for i in range(2)] == [RowKind.FILE, RowKind.GAP]
+        assert view.diff_layout is not None
+        assert [view.diff_layout.row(i).kind for i in range(2)] == [RowKind.FILE, RowKind.GAP]
     assert (agent_worktree.root / ".review" / "review.json").exists()
     assert agent_worktree.git("status", "--porcelain", "--", ".review") == ""
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
@@ -305,19 +305,19 @@ async def test_x_again_unmarks_the_file(agent_worktree: Repo) -> None:
         view = view_of(pilot)
         await pilot.press("x", "g", "x")
         assert view.viewed == set()
-        assert view.rows is not None and view.rows.row(1).kind is RowKind.HUNK
+        assert view.diff_layout is not None and view.diff_layout.row(1).kind is RowKind.HUNK
 
 
 async def test_enter_folds_and_unfolds_a_file(agent_worktree: Repo) -> None:
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = view_of(pilot)
-        assert view.rows is not None
-        total = view.rows.total
+        assert view.diff_layout is not None
+        total = view.diff_layout.total
         await pilot.press("enter")
-        assert view.rows.total < total
+        assert view.diff_layout.total < total
         await pilot.press("enter")
-        assert view.rows.total == total
+        assert view.diff_layout.total == total
 
 
 async def test_a_large_file_is_one_line_until_enter(project: Repo) -> None:
@@ -325,12 +325,12 @@ async def test_a_large_file_is_one_line_until_enter(project: Repo) -> None:
     async with app_for(project).run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = view_of(pilot)
-        assert view.rows is not None
-        assert view.rows.total == 3
+        assert view.diff_layout is not None
+        assert view.diff_layout.total == 3
         await pilot.press("j")
         assert kind_at_cursor(view) is RowKind.NOTE
         await pilot.press("enter")
-        assert view.rows.total > 20_000
+        assert view.diff_layout.total > 20_000
 
 
 async def test_question_mark_lists_every_binding(agent_worktree: Repo) -> None:
@@ -401,16 +401,18 @@ async def test_the_view_follows_the_agent_edits(agent_worktree: Repo) -> None:
     async with app_for(agent_worktree, watch=True).run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = view_of(pilot)
-        assert view.rows is not None
-        view.go_to(view.rows.find(Place("src/app.py", new=30)) or 0)
+        assert view.diff_layout is not None
+        view.go_to(view.diff_layout.find(Place("src/app.py", new=30)) or 0)
         lines = (agent_worktree.root / "src/app.py").read_text().splitlines(keepends=True)
 
         def edit() -> None:
             agent_worktree.write("src/app.py", "# a new first line\n" + "".join(lines))
             agent_worktree.write("fresh.py", "print('new')\n")
 
-        await until_seen(pilot, edit, lambda: view.rows is not None and view.rows.diff.file("fresh.py") is not None)
-        place = view.rows.place(view.cursor)
+        await until_seen(
+            pilot, edit, lambda: view.diff_layout is not None and view.diff_layout.diff.file("fresh.py") is not None
+        )
+        place = view.diff_layout.place(view.cursor)
         assert place.path == "src/app.py"
         assert place.new == 31  # the same line of code, one lower
 
@@ -426,7 +428,7 @@ async def test_a_viewed_file_that_the_agent_changes_loses_its_mark(agent_worktre
             lambda: agent_worktree.write("docs/guide.md", "# Guide\n\nRewritten by the agent.\n"),
             lambda: not view.viewed,
         )
-        assert view.rows is not None and view.rows.row(1).kind is RowKind.HUNK  # unfolded again
+        assert view.diff_layout is not None and view.diff_layout.row(1).kind is RowKind.HUNK  # unfolded again
 
 
 async def test_a_line_whose_only_change_is_its_ending_says_so(project: Repo) -> None:
@@ -436,8 +438,8 @@ async def test_a_line_whose_only_change_is_its_ending_says_so(project: Repo) -> 
     async with app_for(project).run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = view_of(pilot)
-        assert view.rows is not None
-        shown = [view.render_line(y).text for y in range(view.rows.total)]
+        assert view.diff_layout is not None
+        shown = [view.render_line(y).text for y in range(view.diff_layout.total)]
         assert any(line.rstrip().endswith("one  ⏎ LF") for line in shown)
         assert any(line.rstrip().endswith("one  ⏎ CRLF") for line in shown)
 

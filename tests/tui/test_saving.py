@@ -63,8 +63,8 @@ async def until(pilot: Pilot, condition, seconds: float = 10.0) -> None:  # type
 
 async def comment_on_line(pilot: Pilot, line: int, text: str) -> None:  # type: ignore[type-arg]
     view = pilot.app.screen.query_one(DiffView)
-    assert view.rows is not None
-    view.go_to(view.rows.find(Place("src/app.py", new=line)) or 0)
+    assert view.diff_layout is not None
+    view.go_to(view.diff_layout.find(Place("src/app.py", new=line)) or 0)
     await pilot.press("c")
     await pilot.pause()
     assert isinstance(pilot.app.screen, CommentEditor)

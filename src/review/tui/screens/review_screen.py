@@ -26,17 +26,8 @@ from review.repo.scope import Scope, Sides
 from review.repo.text import visible
 from review.state import comments, rounds
 from review.state.comments import FileReader, Where
-from review.state.store import (
-    FOLDER,
-    Comment,
-    CommentStatus,
-    Review,
-    Round,
-    Severity,
-    Side,
-    Store,
-    Verdict,
-)
+from review.state.model import Comment, CommentStatus, Review, Round, Severity, Side, Verdict
+from review.state.store import FOLDER, Store
 from review.tui.dialogs.comment_editor import CommentEditor, EditorResult
 from review.tui.dialogs.comments_panel import CommentsPanel, PanelEntry
 from review.tui.dialogs.confirm_dialog import ConfirmDialog
@@ -221,10 +212,7 @@ class ReviewScreen(Screen[None]):
         # a mark the reviewer just set or cleared counts before it is saved
         viewed |= {path for path, marked in self._marking.items() if marked}
         viewed -= {path for path, marked in self._marking.items() if not marked}
-        lapsed = view.viewed - viewed
-        view.folded -= lapsed
-        view.folded |= viewed - view.viewed
-        view.viewed = viewed
+        view.set_viewed(viewed)
         self.sides, self.diff, self.review = sides, diff, review
         new_side = "" if sides.cached else sides.new
         self.reader = FileReader(self.worktree, sides.old, new_side)
@@ -329,13 +317,7 @@ class ReviewScreen(Screen[None]):
         self._marking[file.path] = now_viewed
         what = f"{'' if now_viewed else 'un'}marking {visible(file.path)} viewed"
         self.saving.add(Change(what, lambda: self.store.update(mark), done=saved))
-        if now_viewed:
-            view.viewed.add(file.path)
-            view.folded.add(file.path)
-        else:
-            view.viewed.discard(file.path)
-            view.folded.discard(file.path)
-        view.relayout()
+        view.mark_viewed(file.path, now_viewed)
         if now_viewed:
             view.go_to_file(index + 1 if index + 1 < len(self.diff.files) else index)
         self.files.mark_viewed(view.viewed)
@@ -399,23 +381,18 @@ class ReviewScreen(Screen[None]):
     def action_next(self, forward: bool) -> None:
         """The next comment, or the next match while a search is on."""
         view = self.view
-        if view.rows is None:
+        if view.diff_layout is None:
             return
-        if view.search is not None:
-            found = view.rows.search(view.search, view.cursor, forward)
-        else:
-            found = view.rows.next_comment(view.cursor, forward)
-        if found is None:
+        searching = view.pattern is not None
+        if not (view.next_match(forward) if searching else view.next_comment(forward)):
             self.app.bell()
-        else:
-            view.go_to(found)
-            if view.search is not None:
-                self._show_header()
+        elif searching:
+            self._show_header()
 
     def action_clear(self) -> None:
-        if self.view.selection is not None:
-            self.view.action_toggle_selection()
-        elif self.view.search is not None:
+        if self.view.selecting:
+            self.view.clear_selection()
+        elif self.view.pattern is not None:
             self.view.find_text("")
             self._show_header()
 
@@ -454,16 +431,14 @@ class ReviewScreen(Screen[None]):
             if result is None:
                 return
             self.saving.add(Change(_place_of(where), lambda: add(result.body, result.severity), text=result.body))
-            self.view.selection = None
+            self.view.clear_selection()
             if result.kept:
                 self.notify("Kept as a draft.", timeout=3)
 
         self.app.push_screen(CommentEditor(title=title, code=code), done)
 
     def _comment_here(self) -> Comment | None:
-        view = self.view
-        id = view.rows.comment_at(view.cursor) if view.rows is not None and view.rows.total else None
-        comment = self.view.comment(id) if id else None
+        comment = self.view.comment_at_cursor()
         if comment is None:
             self._refuse("No comment here: move the cursor onto one (n and N go from one to the next).")
         return comment
@@ -556,18 +531,12 @@ class ReviewScreen(Screen[None]):
         ordered = sorted(self.review.comments, key=lambda c: (c.path.encode("utf-8", "surrogateescape"), c.line or 0))
 
         def done(id: str | None) -> None:
-            if id is None or self.view.rows is None:
+            if id is None or self.view.diff_layout is None:
                 return
-            comment = self.view.comment(id)
-            if comment is not None and comment.path in self.view.folded:
-                self.view.folded.discard(comment.path)
-                self.view.relayout()
-            found = self.view.rows.find_comment(id)
-            if found is None:
-                self.notify(f"{id} is on a file that is not in this diff.", timeout=4)
-            else:
-                self.view.go_to(found, top=True)
+            if self.view.go_to_comment(id):
                 self.view.focus()
+            else:
+                self.notify(f"{id} is on a file that is not in this diff.", timeout=4)
 
         self.app.push_screen(CommentsPanel([PanelEntry.of(c) for c in ordered]), done)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import threading
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import fields
 
 from pygments.token import _TokenType
@@ -30,7 +30,7 @@ from textual.timer import Timer
 from review.repo.diff import Diff, Line, Status
 from review.repo.highlight import highlight
 from review.repo.words import WordChanges
-from review.state.store import Comment
+from review.state.model import Comment
 from review.tui.diff_rows import HunkColours, Palette, RowContext, render_row
 from review.tui.layout import Layout, Place, Row, RowKind, Selection, search_pattern
 from review.tui.widgets.comment_box import CONSOLE, INDENT, BoxStyles, box_lines
@@ -141,15 +141,20 @@ class DiffView(ScrollView, can_focus=True):
     def __init__(self, *, syntax_theme: str | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self.diff: Diff | None = None
-        self.rows: Layout | None = None
+        self.diff_layout: Layout | None = None
+        """The diff laid out as rows (not `layout`: Textual's widgets arrange children by that)."""
         self.cursor = 0
-        self.folded: set[str] = set()
-        self.expanded: set[str] = set()
-        self.viewed: set[str] = set()
-        self.search: re.Pattern[str] | None = None
+        self._folded: set[str] = set()
+        """The files shown as their header only."""
+        self._expanded: set[str] = set()
+        """The large files (and submodules) shown in full all the same."""
+        self._viewed: set[str] = set()
+        """The files the reviewer marked viewed."""
+        self.pattern: re.Pattern[str] | None = None
+        """What the search looks for; None when no search is on."""
         self.comments: dict[str, list[Comment]] = {}
         """The comments shown, by path."""
-        self.selection: int | None = None
+        self._selection: int | None = None
         """The row where a selection of lines started (`v`); None when nothing is selected."""
         self._boxes: LRUCache[tuple[object, ...], list[Text]] = LRUCache(1024)
         self._box_styles: BoxStyles | None = None
@@ -173,8 +178,8 @@ class DiffView(ScrollView, can_focus=True):
     def show(self, diff: Diff, place: Place | None = None, comments: Sequence[Comment] | None = None) -> None:
         """Show `diff` (and `comments`), with the cursor at `place` (or where it was) and at the
         same height."""
-        if place is None and self.rows is not None and self.rows.total:
-            place = self.rows.place(self.cursor)
+        if place is None and self.diff_layout is not None and self.diff_layout.total:
+            place = self.diff_layout.place(self.cursor)
         if comments is not None:
             self.comments = _by_path(comments)
         self.diff = diff
@@ -184,28 +189,57 @@ class DiffView(ScrollView, can_focus=True):
             self._queue.clear()
         self._relayout(place)
 
+    @property
+    def viewed(self) -> frozenset[str]:
+        """The paths of the files the reviewer marked viewed."""
+        return frozenset(self._viewed)
+
+    def set_viewed(self, paths: Collection[str]) -> None:
+        """Take these files as the viewed ones (what the review file says): a file newly viewed is
+        folded, one no longer viewed unfolded. Drawn at the next `show`."""
+        viewed = set(paths)
+        self._folded -= self._viewed - viewed
+        self._folded |= viewed - self._viewed
+        self._viewed = viewed
+
+    def mark_viewed(self, path: str, viewed: bool) -> None:
+        """Mark the file viewed and fold it, or unmark it and unfold it."""
+        if viewed:
+            self._viewed.add(path)
+            self._folded.add(path)
+        else:
+            self._viewed.discard(path)
+            self._folded.discard(path)
+        self.relayout()
+
+    def unfold(self, path: str) -> None:
+        """Show the file's rows if it was folded."""
+        if path in self._folded:
+            self._folded.discard(path)
+            self.relayout()
+
     def relayout(self) -> None:
         """Lay the rows out again after a change of view, keeping the cursor's place."""
-        place = self.rows.place(self.cursor) if self.rows is not None and self.rows.total else None
+        place = self.diff_layout.place(self.cursor) if self.diff_layout is not None and self.diff_layout.total else None
         self._relayout(place)
 
     def _relayout(self, place: Place | None) -> None:
         if self.diff is None:
             return
         height_above = self.cursor - self.scroll_offset.y
-        self.rows = Layout(
+        self.diff_layout = Layout(
             self.diff,
             split=self.split,
             wrap=self.wrap,
             width=self.scrollable_content_region.width or 80,
-            folded=frozenset(self.folded),
-            expanded=frozenset(self.expanded),
+            folded=frozenset(self._folded),
+            expanded=frozenset(self._expanded),
             comments=self.comments,
             measure=lambda comment: len(self._box(comment)),
         )
         self._strips.clear()
-        found = self.rows.find(place) if place is not None else None
-        self.cursor = found if found is not None else min(self.cursor, max(0, self.rows.total - 1))
+        found = self.diff_layout.find(place) if place is not None else None
+        self.cursor = found if found is not None else min(self.cursor, max(0, self.diff_layout.total - 1))
         self._sync_size()
         self.scroll_to(y=max(0, self.cursor - height_above), animate=False, immediate=True)
         self.cursor_file = -1
@@ -213,10 +247,10 @@ class DiffView(ScrollView, can_focus=True):
         self.refresh()
 
     def _sync_size(self) -> None:
-        if self.rows is None:
+        if self.diff_layout is None:
             return
         width = self.scrollable_content_region.width
-        self.virtual_size = Size(width + self.rows.overflow(), self.rows.total)
+        self.virtual_size = Size(width + self.diff_layout.overflow(), self.diff_layout.total)
 
     def show_comments(self, comments: Sequence[Comment]) -> None:
         """Draw these comments under their lines (keeping the cursor's place)."""
@@ -273,33 +307,48 @@ class DiffView(ScrollView, can_focus=True):
 
     def selected(self) -> Selection | None:
         """The lines a comment would go on: the selected range, or the cursor's line."""
-        if self.rows is None or not self.rows.total:
+        if self.diff_layout is None or not self.diff_layout.total:
             return None
-        start = self.selection if self.selection is not None else self.cursor
-        return self.rows.selection(start, self.cursor)
+        start = self._selection if self._selection is not None else self.cursor
+        return self.diff_layout.selection(start, self.cursor)
+
+    @property
+    def selecting(self) -> bool:
+        """Whether a selection of lines is started."""
+        return self._selection is not None
+
+    def clear_selection(self) -> None:
+        """Stop selecting lines."""
+        if self._selection is not None:
+            self._selection = None
+            self.refresh()
 
     def action_toggle_selection(self) -> None:
         """Start selecting lines at the cursor, or stop."""
-        if self.selection is not None:
-            self.selection = None
-        elif self.rows is not None and self.rows.total and self.rows.selection(self.cursor, self.cursor) is not None:
-            self.selection = self.cursor
+        if self._selection is not None:
+            self._selection = None
+        elif (
+            self.diff_layout is not None
+            and self.diff_layout.total
+            and self.diff_layout.selection(self.cursor, self.cursor) is not None
+        ):
+            self._selection = self.cursor
         else:
             self.app.bell()
         self.refresh()
 
     def current_file(self) -> int | None:
         """The index of the file the cursor is in."""
-        if self.rows is None or not self.rows.total:
+        if self.diff_layout is None or not self.diff_layout.total:
             return None
-        return self.rows.file_of(self.cursor)
+        return self.diff_layout.file_of(self.cursor)
 
     def go_to(self, index: int, *, top: bool = False) -> None:
         """Put the cursor on row `index`; with `top`, scroll so that row is at the top."""
-        if self.rows is None or not self.rows.total:
+        if self.diff_layout is None or not self.diff_layout.total:
             return
         previous = self.cursor
-        self.cursor = max(0, min(index, self.rows.total - 1))
+        self.cursor = max(0, min(index, self.diff_layout.total - 1))
         height = self.scrollable_content_region.height
         y = self.scroll_offset.y
         if top or self.cursor < y:
@@ -312,7 +361,7 @@ class DiffView(ScrollView, can_focus=True):
         # a scroll redraws every row; without one (or at the end of the diff, where it cannot
         # scroll) only the rows that changed are redrawn
         if self.scroll_offset.y == before:
-            if self.selection is not None:
+            if self._selection is not None:
                 self.refresh()  # the selected rows between the old and the new cursor change too
             else:
                 # refresh_line takes the row's index in the whole view, not on the screen
@@ -321,8 +370,8 @@ class DiffView(ScrollView, can_focus=True):
         self._cursor_changed()
 
     def go_to_file(self, file: int) -> None:
-        if self.rows is not None and 0 <= file < len(self.rows.diff.files):
-            self.go_to(self.rows.file_start(file), top=True)
+        if self.diff_layout is not None and 0 <= file < len(self.diff_layout.diff.files):
+            self.go_to(self.diff_layout.file_start(file), top=True)
 
     def _cursor_changed(self) -> None:
         file = self.current_file()
@@ -332,26 +381,63 @@ class DiffView(ScrollView, can_focus=True):
     def find_text(self, needle: str, forward: bool = True) -> bool:
         """Move to the next line containing `needle` (smart-case: see `search_pattern`); False
         when there is none. An empty `needle` ends the search."""
-        self.search = search_pattern(needle) if needle else None
+        self.pattern = search_pattern(needle) if needle else None
         self._strips.clear()
         self.refresh()
-        if self.rows is None or self.search is None:
+        if self.diff_layout is None or self.pattern is None:
             return False
-        found = self.rows.search(self.search, self.cursor, forward)
+        found = self.diff_layout.search(self.pattern, self.cursor, forward)
         if found is None:
             return False
         self.go_to(found)
         self._center_cursor()
         return True
 
+    def next_match(self, forward: bool = True) -> bool:
+        """Move to the next line the search matches (the previous one if not `forward`); False
+        when no search is on or no line matches."""
+        if self.diff_layout is None or self.pattern is None:
+            return False
+        return self._move_to(self.diff_layout.search(self.pattern, self.cursor, forward))
+
+    def next_comment(self, forward: bool = True) -> bool:
+        """Move to the next comment (the previous one if not `forward`); False when there is none."""
+        if self.diff_layout is None:
+            return False
+        return self._move_to(self.diff_layout.next_comment(self.cursor, forward))
+
+    def _move_to(self, index: int | None) -> bool:
+        if index is None:
+            return False
+        self.go_to(index)
+        return True
+
+    def comment_at_cursor(self) -> Comment | None:
+        """The comment the cursor is on, if any."""
+        if self.diff_layout is None or not self.diff_layout.total:
+            return None
+        id = self.diff_layout.comment_at(self.cursor)
+        return self.comment(id) if id else None
+
+    def go_to_comment(self, id: str) -> bool:
+        """Put the comment at the top, unfolding its file; False when it is not in this diff."""
+        comment = self.comment(id)
+        if comment is not None:
+            self.unfold(comment.path)
+        found = self.diff_layout.find_comment(id) if self.diff_layout is not None else None
+        if found is None:
+            return False
+        self.go_to(found, top=True)
+        return True
+
     def match_position(self) -> tuple[int, int] | None:
         """Which match of the search the cursor is on (or last passed), and how many there are;
         None when no search is on or nothing matches."""
-        if self.search is None or self.rows is None:
+        if self.pattern is None or self.diff_layout is None:
             return None
         cached = self._matches
-        if cached is None or cached[0] is not self.rows or cached[1] != self.search:
-            cached = (self.rows, self.search, self.rows.matches(self.search))
+        if cached is None or cached[0] is not self.diff_layout or cached[1] != self.pattern:
+            cached = (self.diff_layout, self.pattern, self.diff_layout.matches(self.pattern))
             self._matches = cached
             self._sync_size()  # the files with matches are built now: rows may have been added
         rows = cached[2]
@@ -385,13 +471,13 @@ class DiffView(ScrollView, can_focus=True):
         self._page(-1)
 
     def _page(self, direction: int) -> None:
-        if self.rows is None:
+        if self.diff_layout is None:
             return
         height = max(1, self.scrollable_content_region.height)
         self._into_view()
         above = self.cursor - self.scroll_offset.y
-        y = max(0, min(self.scroll_offset.y + direction * height, self.rows.total - height))
-        self.cursor = max(0, min(self.rows.total - 1, y + above))
+        y = max(0, min(self.scroll_offset.y + direction * height, self.diff_layout.total - height))
+        self.cursor = max(0, min(self.diff_layout.total - 1, y + above))
         self.scroll_to(y=y, animate=False, immediate=True)
         self.refresh()
         self._cursor_changed()
@@ -400,20 +486,20 @@ class DiffView(ScrollView, can_focus=True):
         self.go_to(0)
 
     def action_bottom(self) -> None:
-        if self.rows is not None:
-            self.go_to(self.rows.total - 1)
+        if self.diff_layout is not None:
+            self.go_to(self.diff_layout.total - 1)
 
     def action_next_hunk(self) -> None:
-        self._jump(self.rows.next_hunk(self.cursor) if self.rows else None)
+        self._jump(self.diff_layout.next_hunk(self.cursor) if self.diff_layout else None)
 
     def action_previous_hunk(self) -> None:
-        self._jump(self.rows.next_hunk(self.cursor, forward=False) if self.rows else None)
+        self._jump(self.diff_layout.next_hunk(self.cursor, forward=False) if self.diff_layout else None)
 
     def action_next_file(self) -> None:
-        self._jump(self.rows.next_file(self.cursor) if self.rows else None)
+        self._jump(self.diff_layout.next_file(self.cursor) if self.diff_layout else None)
 
     def action_previous_file(self) -> None:
-        self._jump(self.rows.next_file(self.cursor, forward=False) if self.rows else None)
+        self._jump(self.diff_layout.next_file(self.cursor, forward=False) if self.diff_layout else None)
 
     def _jump(self, index: int | None) -> None:
         if index is None:
@@ -440,17 +526,17 @@ class DiffView(ScrollView, can_focus=True):
 
     def action_toggle_fold(self) -> None:
         """On a file's header, fold or unfold the file; on a large file's note, show it."""
-        if self.rows is None or not self.rows.total:
+        if self.diff_layout is None or not self.diff_layout.total:
             return
-        row = self.rows.row(self.cursor)
-        file = self.rows.diff.files[row.file]
-        if row.kind is RowKind.NOTE and (file.large or file.submodule) and file.path not in self.expanded:
-            self.expanded.add(file.path)
-        elif file.path in self.folded:
-            self.folded.discard(file.path)
+        row = self.diff_layout.row(self.cursor)
+        file = self.diff_layout.diff.files[row.file]
+        if row.kind is RowKind.NOTE and (file.large or file.submodule) and file.path not in self._expanded:
+            self._expanded.add(file.path)
+        elif file.path in self._folded:
+            self._folded.discard(file.path)
         else:
-            self.folded.add(file.path)
-            self.cursor = self.rows.file_start(row.file)
+            self._folded.add(file.path)
+            self.cursor = self.diff_layout.file_start(row.file)
         self.relayout()
 
     # -- looking ahead -------------------------------------------------------------------------
@@ -468,7 +554,7 @@ class DiffView(ScrollView, can_focus=True):
         """While the reviewer reads, prepare where the next keys lead: the next screen, the next
         hunk and the next file are parsed and their colours queued, so those jumps are instant."""
         self._prefetch_timer = None
-        rows = self.rows
+        rows = self.diff_layout
         if rows is None or not rows.total:
             return
         height = self.scrollable_content_region.height
@@ -489,7 +575,7 @@ class DiffView(ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         self._strips.clear()
-        if self.wrap and self.rows is not None and self.rows.width != event.size.width:
+        if self.wrap and self.diff_layout is not None and self.diff_layout.width != event.size.width:
             self.relayout()
         else:
             self._sync_size()
@@ -502,13 +588,13 @@ class DiffView(ScrollView, can_focus=True):
         self._strips.clear()
 
     def on_click(self, event: events.Click) -> None:
-        if self.rows is not None and self.rows.total:
+        if self.diff_layout is not None and self.diff_layout.total:
             self.go_to(self.scroll_offset.y + event.y)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         index = self.scroll_offset.y + y
-        layout = self.rows
+        layout = self.diff_layout
         if layout is None or not layout.total:
             message = self.empty_message if y == 1 else ""
             return Strip([Segment(f"  {message}".ljust(width), self.rich_style)]).crop(0, width)
@@ -519,7 +605,9 @@ class DiffView(ScrollView, can_focus=True):
         if (layout.total, layout.widest) != before:
             self.call_after_refresh(self._sync_size)
         strip = self._comment_strip(row, width) if row.kind is RowKind.COMMENT else self._row_strip(row, width)
-        if self.selection is not None and min(self.selection, self.cursor) <= index <= max(self.selection, self.cursor):
+        if self._selection is not None and min(self._selection, self.cursor) <= index <= max(
+            self._selection, self.cursor
+        ):
             chosen = self.get_component_rich_style("diff-view--selection")
             strip = Strip(Segment.apply_style(strip, post_style=Style(bgcolor=chosen.bgcolor)), strip.cell_length)
         if index == self.cursor:
@@ -538,25 +626,25 @@ class DiffView(ScrollView, can_focus=True):
         return Strip(Segment.apply_style(segments, base)).crop_extend(0, width, base)
 
     def _row_strip(self, row: Row, width: int) -> Strip:
-        assert self.rows is not None
+        assert self.diff_layout is not None
         colours = None
         words = None
         if row.kind in (RowKind.LINE, RowKind.PAIR):
             colours = self._hunk_colours(row.file, row.hunk)
             words = self._hunk_words(row.file, row.hunk)
-        path = self.rows.diff.files[row.file].path
-        key = (row, width, self.scroll_offset.x, colours is not None, self.search, path in self.viewed)
+        path = self.diff_layout.diff.files[row.file].path
+        key = (row, width, self.scroll_offset.x, colours is not None, self.pattern, path in self._viewed)
         strip = self._strips.get(key)
         if strip is None:
             context = RowContext(
-                layout=self.rows,
+                layout=self.diff_layout,
                 palette=self._get_palette(),
                 width=width,
                 scroll_x=self.scroll_offset.x,
                 colours=colours,
                 words=words,
-                search=self.search,
-                viewed=path in self.viewed,
+                search=self.pattern,
+                viewed=path in self._viewed,
             )
             strip = render_row(row, context)
             self._strips[key] = strip
@@ -566,8 +654,8 @@ class DiffView(ScrollView, can_focus=True):
         key = (self._generation, file, hunk)
         words = self._words.get(key)
         if words is None:
-            assert self.rows is not None
-            words = WordChanges(self.rows.diff.files[file].hunks[hunk])
+            assert self.diff_layout is not None
+            words = WordChanges(self.diff_layout.diff.files[file].hunks[hunk])
             self._words[key] = words
         return words
 
@@ -577,8 +665,8 @@ class DiffView(ScrollView, can_focus=True):
         colours = self._colours.get(key)
         if colours is None and key not in self._pending:
             self._pending.add(key)
-            assert self.rows is not None
-            diff_file = self.rows.diff.files[file]
+            assert self.diff_layout is not None
+            diff_file = self.diff_layout.diff.files[file]
             with self._queue_lock:
                 self._queue.append((key, diff_file.path, diff_file.hunks[hunk].lines))
                 start = not self._colouring
@@ -616,13 +704,13 @@ class DiffView(ScrollView, can_focus=True):
     def on_diff_view__coloured(self, message: _Coloured) -> None:
         self._pending.discard(message.key)
         generation, file, hunk = message.key
-        if generation != self._generation or self.rows is None:
+        if generation != self._generation or self.diff_layout is None:
             return
         self._colours[message.key] = message.colours
         # redraw only the rows of that hunk on screen: a prefetched hunk costs no frame
         top = self.scroll_offset.y
-        for index in range(top, min(top + self.scrollable_content_region.height, self.rows.total)):
-            row = self.rows.row(index)
+        for index in range(top, min(top + self.scrollable_content_region.height, self.diff_layout.total)):
+            row = self.diff_layout.row(index)
             if row.file == file and row.hunk == hunk and row.kind in (RowKind.LINE, RowKind.PAIR):
                 self.refresh_line(index)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from rich.style import Style
@@ -69,7 +70,7 @@ class FileList(Tree[int]):
         """The paths marked viewed."""
         self._file_nodes: dict[int, TreeNode[int]] = {}
 
-    def show(self, diff: Diff, viewed: set[str]) -> None:
+    def show(self, diff: Diff, viewed: AbstractSet[str]) -> None:
         """List the files of `diff`, keeping folded folders folded."""
         folded = {str(node.label) for node in self._all_nodes() if node.allow_expand and not node.is_expanded}
         self._diff = diff
@@ -86,7 +87,7 @@ class FileList(Tree[int]):
         self._add(self.root, tree, folded, viewed)
         self.root.expand()
 
-    def _add(self, parent: TreeNode[int], folder: _Folder, folded: set[str], viewed: set[str]) -> None:
+    def _add(self, parent: TreeNode[int], folder: _Folder, folded: set[str], viewed: AbstractSet[str]) -> None:
         # entries keep the diff's order, so the list reads top to bottom as the diff does
         for name, entry in folder.entries.items():
             if isinstance(entry, int):
@@ -113,7 +114,7 @@ class FileList(Tree[int]):
             stack.extend(node.children)
         return found
 
-    def mark_viewed(self, viewed: set[str]) -> None:
+    def mark_viewed(self, viewed: AbstractSet[str]) -> None:
         """Redraw each file's label with its viewed mark."""
         if self._diff is None:
             return
