@@ -18,7 +18,7 @@ from review import __version__
 from review.errors import CommentError, ReviewError
 from review.repo.git import Worktree
 from review.repo.scope import Scope, Since
-from review.state.store import Review, Side, Verdict
+from review.state.model import AGENTS, HARNESSES, SEVERITIES, Review, Side, Verdict
 
 _VERBS_HELP = """\
 verbs:
@@ -147,7 +147,7 @@ def _comment(argv: Sequence[str]) -> int:
     parser.add_argument("target", metavar="FILE[:LINE[-END]]", help="the file, relative to here, and the lines")
     parser.add_argument("-m", "--message", required=True, help="the comment (Markdown)")
     parser.add_argument("--old", action="store_true", help="the lines are on the old side (removed code)")
-    parser.add_argument("--severity", choices=comments.SEVERITIES, default="should")
+    parser.add_argument("--severity", choices=SEVERITIES, default="should")
     parser.add_argument("--json", action="store_true", help="print the comment as JSON")
     args = parser.parse_args(argv)
     here = _Here(args.where)
@@ -255,7 +255,7 @@ def _wait(argv: Sequence[str]) -> int:
 
     here = _Here(args.where)
     review = here.store.read()
-    still_open = sum(1 for c in review.comments if c.status == "open")
+    still_open = len(review.open_comments())
     if still_open and not news.find(review):
         # Comments the agent was told of do not end a wait: say where they are, in case it forgot.
         print(
@@ -272,7 +272,7 @@ def _wait(argv: Sequence[str]) -> int:
 
 def _hook(argv: Sequence[str]) -> int:
     parser = _Parser(prog="review hook", description="Entry point for an agent harness's hooks (JSON on stdin).")
-    parser.add_argument("harness", choices=("claude", "codex"))
+    parser.add_argument("harness", choices=HARNESSES)
     args = parser.parse_args(argv)
     from review.agents import hooks
 
@@ -320,7 +320,7 @@ def _resolve(argv: Sequence[str]) -> int:
 
 def _install(argv: Sequence[str]) -> int:
     parser = _verb_parser("install", "Install the review skill (and the hooks of Claude Code and Codex) for an agent.")
-    parser.add_argument("agent", choices=("claude", "codex", "pi", "all"))
+    parser.add_argument("agent", choices=(*AGENTS, "all"))
     parser.add_argument(
         "--project", action="store_true", help="into this repository, as files to commit, rather than user-wide"
     )

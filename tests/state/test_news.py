@@ -9,7 +9,8 @@ import subprocess
 
 from conftest import Repo
 from review.state import comments
-from review.state.store import Reply, Store
+from review.state.model import Reply
+from review.state.store import Store
 from tmux import review_command
 
 

@@ -18,7 +18,9 @@ import pytest
 from conftest import Repo
 from review.errors import ReviewLocked, UnknownComment, UnreadableReview
 from review.state import store
-from review.state.store import MIGRATIONS, Anchor, Comment, Reply, Review, Round, Store, now
+from review.state.codec import MIGRATIONS
+from review.state.model import Anchor, Comment, Reply, Review, Round, now
+from review.state.store import Store
 
 
 def add_comment(body: str = "rename this", path: str = "src/app.py") -> Any:
@@ -379,7 +381,7 @@ def test_a_wrongly_shaped_file_is_refused_and_copied(tmp_path: Path, document: A
     [
         (
             lambda d: d["comments"][0].update(severity="urgent"),
-            'comments[0].severity is "urgent", not one of must, should, nit, question',
+            'comments[0].severity is "urgent", not one of must, should, question, nit',
         ),
         (lambda d: d["comments"][0].update(status="done"), 'comments[0].status is "done"'),
         (lambda d: d["comments"][0].update(side="left"), 'comments[0].side is "left"'),
@@ -434,7 +436,8 @@ def test_an_older_schema_without_a_migration_is_refused(tmp_path: Path) -> None:
 WRITER = """
 import sys, time
 from pathlib import Path
-from review.state.store import Comment, Store
+from review.state.model import Comment
+from review.state.store import Store
 
 root, name, start = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
 while not start.exists():

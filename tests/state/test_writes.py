@@ -10,7 +10,8 @@ import pytest
 from conftest import Repo
 from review.agents import activity as agent
 from review.errors import CannotWrite
-from review.state.store import Store, replace_atomically
+from review.state.files import replace_atomically
+from review.state.store import Store
 from tmux import review_command
 
 

@@ -15,8 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, RadioButton, TextArea
 
 from drawn import Drawn
-from review.state.comments import SEVERITIES
-from review.state.store import Comment, Reply
+from review.state.model import SEVERITIES, Comment, Reply
 from review.tui.dialogs.comment_editor import (
     COMMENT_PLACEHOLDER,
     REPLY_PLACEHOLDER,

@@ -12,7 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from review.state.store import FOLDER, Store, now, replace_atomically
+from review.state.files import replace_atomically
+from review.state.model import now
+from review.state.store import FOLDER, Store
 
 State = Literal["working", "idle", "waiting"]
 """working: on a task; idle: its turn is over, it waits for a prompt; waiting: it asks the user

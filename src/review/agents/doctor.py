@@ -20,6 +20,7 @@ from review import command
 from review.agents import install
 from review.errors import ReviewError, UnreadableReview
 from review.repo import git
+from review.state.model import AGENTS
 from review.state.store import Store
 
 
@@ -141,7 +142,7 @@ def skill(root: Path | None) -> list[Check]:
     """Where the skill is installed, and each link of it into a folder that is gone."""
     installed: list[str] = []
     problems: list[Check] = []
-    for agent in install.AGENTS:
+    for agent in AGENTS:
         for project in (False, True) if root is not None else (False,):
             place = install.Place.of(agent, root if project else None)
             state = install.skill_state(place.skill)

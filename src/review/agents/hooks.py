@@ -25,8 +25,6 @@ from review.state import news
 from review.state.news import News
 from review.state.store import Store
 
-HARNESSES = ("claude", "codex")
-
 # The agent's state after each event. A Notification is a question to the user (a permission),
 # except the one that says the agent has been idle for a while.
 _STATES: dict[str, State] = {

@@ -33,10 +33,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from review.errors import CannotWrite, MissingSkill, ReviewError, UnreadableSettings
-from review.state.store import replace_atomically
-
-AGENTS = ("claude", "codex", "pi")
-"""The agents review can be installed for; `all` on the command line means every one."""
+from review.state.files import replace_atomically
+from review.state.model import AGENTS
 
 HOOK_EVENTS: dict[str, tuple[str, ...]] = {
     "claude": ("Stop", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "SessionStart"),

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import cached_property, lru_cache
 
-from review.state.store import Anchor, AnchorState
+from review.state.model import Anchor, AnchorState
 
 CONTEXT = 3
 """Lines of context kept above and below the commented lines."""

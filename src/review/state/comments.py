@@ -17,7 +17,8 @@ from review.repo import git
 from review.repo.git import Worktree
 from review.repo.text import decode
 from review.state import anchor
-from review.state.store import (
+from review.state.model import (
+    SEVERITIES,
     AnchorState,
     Author,
     Comment,
@@ -26,13 +27,9 @@ from review.state.store import (
     Review,
     Severity,
     Side,
-    Store,
     now,
 )
-
-SEVERITIES: tuple[Severity, ...] = ("must", "should", "question", "nit")
-"""The one order of the severities, everywhere they are listed: instructions, the comment editor's
-chooser and `ctrl+t`, the README. What must change comes first, as agents act on it."""
+from review.state.store import Store
 
 
 @dataclass(frozen=True)
@@ -243,11 +240,6 @@ def severity_rank(comment: Comment) -> int:
     return SEVERITIES.index(comment.severity)
 
 
-def open_comments(review: Review) -> list[Comment]:
-    """The comments the agent still has to deal with: sent, or reopened, and not answered."""
-    return [c for c in review.comments if c.status == "open"]
-
-
 def review_state(review: Review) -> str:
     """The overview's word for a review: none, draft, sent, addressed or approved."""
     latest = review.latest_round()
@@ -257,7 +249,7 @@ def review_state(review: Review) -> str:
         return "draft"
     if latest is None:
         return "none"
-    if any(c.status == "open" for c in review.comments):
+    if review.open_comments():
         return "sent"
     return "addressed"
 

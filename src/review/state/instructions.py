@@ -18,10 +18,15 @@ from typing import Any
 
 from review.repo.text import visible
 from review.state import news
-from review.state.comments import open_comments, severity_rank, side_path
-from review.state.store import Comment, Review, Round, Side
+from review.state.comments import severity_rank, side_path
+from review.state.model import Comment, Review, Round, Side, Verdict
 
-VERDICTS = {"request_changes": "changes requested", "comment": "comments", "approve": "approved"}
+VERDICT_TITLES: dict[Verdict, str] = {
+    "request_changes": "changes requested",
+    "comment": "comments",
+    "approve": "approved",
+}
+"""How the instructions' title names a round's verdict."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,7 @@ def gather(review: Review, read: Callable[[str, Side], list[str] | None]) -> lis
     path order), weightiest first, then by line."""
     found = [
         Instruction(c, _quote(c, read(side_path(c), c.side)), frozenset(news.unanswered(c)))
-        for c in open_comments(review)
+        for c in review.open_comments()
     ]
     return sorted(
         found,
@@ -83,7 +88,7 @@ def markdown(
     out: list[str] = []
     title = f"# Review of {worktree.name}"
     if latest is not None:
-        title += f": round {latest.id}, {VERDICTS[latest.verdict]}"
+        title += f": round {latest.id}, {VERDICT_TITLES[latest.verdict]}"
     out.append(title)
     out.append("")
     if latest is not None and latest.summary.strip():

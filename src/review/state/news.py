@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from review.state.store import Comment, Review, Store, now
+from review.state.model import Comment, Review, now
+from review.state.store import Store
 
 Kind = Literal["round", "approval", "reply"]
 
@@ -77,7 +78,8 @@ class News:
 
 def find(review: Review) -> News:
     """The news in `review`."""
-    asking = {c.round for c in review.comments if c.status == "open"}
+    still_open = review.open_comments()
+    asking = {c.round for c in still_open}
     latest = review.latest_round()
     rounds = [
         r for r in review.rounds if r.delivered_at is None and (r.id in asking or (r is latest and not r.comment_ids))
@@ -86,8 +88,8 @@ def find(review: Review) -> News:
         rounds=tuple(r.id for r in rounds),
         asking=tuple(r.id for r in rounds if r.id in asking),
         approvals=tuple(r.id for r in rounds if r.verdict == "approve"),
-        replies=tuple((c.id, index) for c in review.comments if c.status == "open" for index in _unseen(c)),
-        open=sum(1 for c in review.comments if c.status == "open"),
+        replies=tuple((c.id, index) for c in still_open for index in _unseen(c)),
+        open=len(still_open),
     )
 
 

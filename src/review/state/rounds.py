@@ -11,7 +11,9 @@ from review.repo import git
 from review.repo.git import Worktree
 from review.repo.scope import Since
 from review.state import instructions
-from review.state.store import Review, Round, Side, Store, Verdict, replace_atomically
+from review.state.files import replace_atomically
+from review.state.model import Review, Round, Side, Verdict
+from review.state.store import Store
 
 INSTRUCTIONS = "instructions.md"
 

@@ -21,7 +21,7 @@ from review.errors import BrokenDiff
 from review.repo.diff import Diff, FileDiff, Hunk, Line, hunk_text
 from review.repo.text import visible
 from review.repo.words import pair_lines
-from review.state.store import Comment
+from review.state.model import Comment
 
 TAB_SIZE = 4
 

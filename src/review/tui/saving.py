@@ -19,7 +19,9 @@ from pathlib import Path
 from textual.dom import DOMNode
 
 from review.errors import CannotWrite, ReviewError, ReviewLocked, UnreadableReview
-from review.state.store import Review, Store, now, replace_atomically
+from review.state.files import replace_atomically
+from review.state.model import Review, now
+from review.state.store import Store
 
 UNSAVED = "unsaved.md"
 

@@ -18,8 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Label, RadioButton, RadioSet, Static, TextArea
 
 from review.repo.text import visible
-from review.state.comments import SEVERITIES
-from review.state.store import Severity
+from review.state.model import SEVERITIES, Severity
 from review.tui.dialogs.frame import Dialog
 
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")

@@ -14,7 +14,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from review.repo.text import visible
-from review.state.store import AnchorState, Comment, CommentStatus, Severity
+from review.state.model import AnchorState, Comment, CommentStatus, Severity
 
 BODY_PREVIEW = 200
 """Characters of a comment's first line kept in its row; the row's width cuts it shorter."""

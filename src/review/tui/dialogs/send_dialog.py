@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Footer, Label, RadioButton, RadioSet, Static
 
-from review.state.store import Verdict
+from review.state.model import Verdict
 from review.tui.dialogs.comment_editor import DraftText
 from review.tui.dialogs.frame import Dialog
 

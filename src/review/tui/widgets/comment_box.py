@@ -13,7 +13,7 @@ from rich.style import Style
 from rich.text import Text
 
 from review.repo.text import visible
-from review.state.store import Comment
+from review.state.model import Comment
 
 INDENT = 6
 """Cells between the left edge and a box, so boxes sit under the code rather than the numbers."""

@@ -1,0 +1,184 @@
+"""The review of a worktree as the program holds it, and the words it is written in.
+
+Each word of the domain (a severity, a comment's status, a verdict) is a `Literal` here, and the
+tuple that lists its values in their one order is read from that `Literal`, so the two cannot
+drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal, get_args
+
+from review.errors import UnknownComment
+
+SCHEMA = "review/1"
+"""The schema this version writes; older ones are upgraded through `codec.MIGRATIONS` when read."""
+
+Author = Literal["reviewer", "agent"]
+Side = Literal["new", "old"]
+Severity = Literal["must", "should", "question", "nit"]
+CommentStatus = Literal["draft", "open", "addressed", "resolved", "wontfix"]
+AnchorState = Literal["exact", "moved", "changed", "lost"]
+Verdict = Literal["request_changes", "comment", "approve"]
+
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)
+"""The one order of the severities, everywhere they are listed: instructions, the comment editor's
+chooser and `ctrl+t`, the README. What must change comes first, as agents act on it."""
+STATUSES: tuple[CommentStatus, ...] = get_args(CommentStatus)
+"""A comment's life: a draft until sent, then open until the agent answers or the reviewer closes it."""
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+"""What a round says of the work as a whole."""
+
+Harness = Literal["claude", "codex"]
+HARNESSES: tuple[Harness, ...] = get_args(Harness)
+"""The agents with hooks: review installs them and answers `review hook HARNESS`."""
+AGENTS: tuple[str, ...] = (*HARNESSES, "pi")
+"""The agents review can be installed for (the skill, and the hooks of those that have them)."""
+
+
+def now() -> str:
+    """The current UTC time as the review file records it, e.g. "2026-11-29T17:41:29Z"."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(kw_only=True)
+class Reply:
+    """One message in a comment's thread."""
+
+    author: Author
+    body: str
+    at: str = field(default_factory=now)
+    delivered_at: str | None = None
+    """When the agent was told of a reviewer's reply; None until then (and for the agent's own)."""
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    """Keys this version does not know, written back as they were."""
+
+
+@dataclass(kw_only=True)
+class Anchor:
+    """The code a comment was written on, so it can be found again after the code changes."""
+
+    lines: list[str]
+    """The text of the commented lines."""
+    before: list[str] = field(default_factory=list)
+    """A few lines of context above them."""
+    after: list[str] = field(default_factory=list)
+    """A few lines of context below them."""
+    source: str | None = None
+    """The blob or commit the lines were read from; None for the working tree."""
+    line: int | None = None
+    """The first commented line's number when the comment was written."""
+    end_line: int | None = None
+    """The last commented line's number when the comment was written."""
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    """Keys this version does not know, written back as they were."""
+
+
+@dataclass(kw_only=True)
+class Comment:
+    """A reviewer's comment on a range of lines of a file, or on the whole file."""
+
+    id: str
+    path: str
+    old_path: str | None = None
+    """The path before a rename."""
+    side: Side = "new"
+    line: int | None = None
+    """The first line, 1-based, on `side`; None for a file-level comment."""
+    end_line: int | None = None
+    body: str
+    """Markdown."""
+    severity: Severity = "should"
+    status: CommentStatus = "draft"
+    anchor: Anchor | None = None
+    anchor_state: AnchorState = "exact"
+    thread: list[Reply] = field(default_factory=list)
+    round: str | None = None
+    """The id of the round the comment was sent in; None while it is a draft."""
+    created_at: str = field(default_factory=now)
+    updated_at: str = field(default_factory=now)
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    """Keys this version does not know, written back as they were."""
+
+
+@dataclass(kw_only=True)
+class Round:
+    """One sending of the review: a verdict, a summary and the comments sent with it."""
+
+    id: str
+    verdict: Verdict
+    summary: str = ""
+    sent_at: str = field(default_factory=now)
+    snapshot: str | None = None
+    """The git tree that was reviewed."""
+    comment_ids: list[str] = field(default_factory=list)
+    delivered_at: str | None = None
+    """When an agent was told of this round; None until then."""
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    """Keys this version does not know, written back as they were."""
+
+
+@dataclass(kw_only=True)
+class Review:
+    """The whole review state of a worktree."""
+
+    schema: str = SCHEMA
+    rounds: list[Round] = field(default_factory=list)
+    comments: list[Comment] = field(default_factory=list)
+    viewed: dict[str, str] = field(default_factory=dict)
+    """Path -> fingerprint of the file's diff when the reviewer marked it viewed."""
+    next_comment: int = 1
+    next_round: int = 1
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    """Keys this version does not know, written back as they were."""
+
+    def new_comment_id(self) -> str:
+        """A comment id ("c1", "c2", …) never given before in this review; advances the counter."""
+        id, self.next_comment = _fresh("c", self.next_comment, {comment.id for comment in self.comments})
+        return id
+
+    def new_round_id(self) -> str:
+        """A round id ("r1", "r2", …) never given before in this review; advances the counter."""
+        id, self.next_round = _fresh("r", self.next_round, {sent.id for sent in self.rounds})
+        return id
+
+    def comment(self, id: str) -> Comment:
+        """The comment with this id.
+
+        Raises:
+            UnknownComment: no comment has this id.
+        """
+        for comment in self.comments:
+            if comment.id == id:
+                return comment
+        raise UnknownComment(f"no comment '{id}' in this worktree's review")
+
+    def latest_round(self) -> Round | None:
+        """The round sent last; None before the first is sent."""
+        return self.rounds[-1] if self.rounds else None
+
+    def open_comments(self) -> list[Comment]:
+        """The comments the agent still has to deal with: sent, or reopened, and not answered."""
+        return [comment for comment in self.comments if comment.status == "open"]
+
+    def mark_viewed(self, path: str, fingerprint: str) -> None:
+        """Record that the reviewer has seen the file's diff as it is now."""
+        self.viewed[path] = fingerprint
+
+    def unmark_viewed(self, path: str) -> None:
+        """Forget that the file was viewed."""
+        self.viewed.pop(path, None)
+
+    def is_viewed(self, path: str, fingerprint: str) -> bool:
+        """Whether the file was marked viewed and its diff has not changed since."""
+        return self.viewed.get(path) == fingerprint
+
+
+def _fresh(prefix: str, counter: int, taken: set[str]) -> tuple[str, int]:
+    """The next id from `counter` that is not taken (a hand-edited file may be ahead of the
+    counter), and the counter after it."""
+    while f"{prefix}{counter}" in taken:
+        counter += 1
+    return f"{prefix}{counter}", counter + 1
