@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from review.state.files import replace_atomically
 from review.state.model import now
@@ -19,6 +19,7 @@ from review.state.store import FOLDER, Store
 State = Literal["working", "idle", "waiting"]
 """working: on a task; idle: its turn is over, it waits for a prompt; waiting: it asks the user
 something (a permission), so nothing may be typed into it."""
+STATES: tuple[State, ...] = get_args(State)
 
 FILE = "agent.json"
 
@@ -56,7 +57,7 @@ def read(root: Path) -> AgentState | None:
     try:
         data = json.loads((root / FOLDER / FILE).read_text(encoding="utf-8"))
         state = data["state"]
-        if state not in ("working", "idle", "waiting"):
+        if state not in STATES:
             return None
         return AgentState(
             state=state, at=str(data["at"]), agent=str(data.get("agent", "")), event=str(data.get("event", ""))
