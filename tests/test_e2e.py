@@ -155,6 +155,8 @@ def test_comment_on_two_lines_send_and_the_agent_reads_them(tmp_path: Path) -> N
         terminal.wait_for("Comment on tally/currency.py:7")
         terminal.literal("Name the arguments: amount, from, to.")
         terminal.keys("C-s")
+        # the text shows in the editor as it is typed: wait for the editor to close first
+        terminal.wait_until_gone("Comment on tally/currency.py:7")
         terminal.wait_for("Name the arguments: amount, from, to.")
 
         terminal.keys("}")
@@ -169,6 +171,7 @@ def test_comment_on_two_lines_send_and_the_agent_reads_them(tmp_path: Path) -> N
         terminal.keys("C-t")
         terminal.literal("Use an enum for currencies.")
         terminal.keys("C-s")
+        terminal.wait_until_gone("Comment on tally/ledger.py:17")
         terminal.wait_for("Use an enum for currencies.")
 
         terminal.keys("S")
