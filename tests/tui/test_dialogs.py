@@ -193,7 +193,7 @@ async def test_ctrl_s_on_an_empty_comment_stays_open_and_says_why() -> None:
         await pilot.pause()
         assert is_open(pilot, dialog)
         assert result_of(pilot) is CLOSED
-        assert any("Write something first" in str(n.message) for n in pilot.app._notifications)
+        assert "Write something first" in Drawn.of(pilot.app.export_screenshot()).toasts()
 
 
 async def test_an_escape_sequence_in_the_comment_being_edited_is_made_inert() -> None:
@@ -246,7 +246,7 @@ async def test_sending_nothing_at_all_stays_open_and_says_why() -> None:
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert is_open(pilot, dialog)
-        assert any("Nothing to send" in str(n.message) for n in pilot.app._notifications)
+        assert "Nothing to send" in Drawn.of(pilot.app.export_screenshot()).toasts()
 
 
 async def test_an_approval_without_drafts_or_summary_is_sent() -> None:

@@ -203,10 +203,8 @@ async def test_the_mouse_wheel_scrolls_and_keys_continue_from_the_screen(agent_w
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = view_of(pilot)
-        for _ in range(5):
-            await pilot._post_mouse_events(
-                [__import__("textual.events", fromlist=["MouseScrollDown"]).MouseScrollDown], DiffView
-            )
+        for _ in range(5):  # what the terminal sends for a turn of the wheel over the diff
+            view.post_message(events.MouseScrollDown(view, 10, 4, 0, 1, 0, False, False, False))
         await pilot.pause()
         assert view.scroll_offset.y > 0
         top = view.scroll_offset.y
@@ -262,7 +260,7 @@ async def test_a_search_that_finds_nothing_says_so(agent_worktree: Repo) -> None
         await settle(pilot)
         await pilot.press("slash", *"zzzz", "enter")
         await pilot.pause()
-        assert any("Not found" in str(n.message) for n in pilot.app._notifications)
+        assert "Not found" in Drawn.of(pilot.app.export_screenshot()).toasts()
 
 
 async def test_z_shows_more_context_around_the_hunk(agent_worktree: Repo) -> None:
@@ -340,7 +338,7 @@ async def test_question_mark_lists_every_binding(agent_worktree: Repo) -> None:
         from review.tui.screens.help_screen import HelpScreen
 
         assert isinstance(pilot.app.screen, HelpScreen)
-        text = str(pilot.app.screen._text())
+        text = str(pilot.app.screen.text())
         for binding_id in (
             "next_hunk",
             "previous_file",
@@ -394,7 +392,7 @@ async def test_q_quits(agent_worktree: Repo) -> None:
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("q")
-        assert pilot.app._exit
+        assert pilot.app.return_code == 0  # set as the app exits
 
 
 async def test_the_view_follows_the_agent_edits(agent_worktree: Repo) -> None:

@@ -50,7 +50,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(self._text())
+            yield Static(self.text())
 
     @property
     def _scroller(self) -> VerticalScroll:
@@ -68,7 +68,8 @@ class HelpScreen(ModalScreen[None]):
         else:
             self._scroller.scroll_home(animate=False)
 
-    def _text(self) -> Text:
+    def text(self) -> Text:
+        """The help: the worktree reviewed, then every key by group."""
         text = Text()
         if self.worktree is not None:
             text.append("Reviewing ", "dim")
