@@ -9,12 +9,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from review.repo.text import visible
 from review.state.model import AnchorState, Comment, CommentStatus, Severity
+from review.tui.dialogs.frame import Dialog
 
 BODY_PREVIEW = 200
 """Characters of a comment's first line kept in its row; the row's width cuts it shorter."""
@@ -97,7 +97,7 @@ def entry_prompt(entry: PanelEntry) -> Text:
     return text
 
 
-class CommentsPanel(ModalScreen[str | None]):
+class CommentsPanel(Dialog[str | None]):
     """Choose a comment; the panel closes with its id."""
 
     BINDINGS = [
@@ -110,16 +110,11 @@ class CommentsPanel(ModalScreen[str | None]):
 
     DEFAULT_CSS = """
     CommentsPanel {
-        align: center middle;
-        & > Vertical {
-            width: 96%; max-width: 120; height: 80%; min-height: 12; max-height: 100%;
-            background: $panel; border: round $primary; padding: 0 1;
-        }
-        #title { text-style: bold; margin: 0 0 1 0; }
+        & > Vertical { max-width: 120; height: 80%; min-height: 12; }
+        #title { margin: 0 0 1 0; }
         OptionList { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
         #empty { height: auto; color: $text-muted; margin: 0 0 1 0; }
         &.-empty > Vertical { height: auto; min-height: 0; }
-        Footer { background: $panel; }
     }
     """
 

@@ -6,13 +6,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from review.repo.text import visible
+from review.tui.dialogs.frame import Dialog
 
 
-class ConfirmDialog(ModalScreen[bool]):
+class ConfirmDialog(Dialog[bool]):
     """Ask a question; True when the reviewer answers yes."""
 
     BINDINGS = [
@@ -25,14 +25,10 @@ class ConfirmDialog(ModalScreen[bool]):
 
     DEFAULT_CSS = """
     ConfirmDialog {
-        align: center middle;
-        & > Vertical {
-            width: 60; max-width: 96%; height: auto; max-height: 100%;
-            background: $panel; border: round $warning; padding: 1 2 0 2;
-        }
+        /* a question, smaller than the frame and in the colour of a warning */
+        & > Vertical { width: 60; max-width: 96%; height: auto; min-height: 0; border: round $warning; padding: 1 2 0 2; }
         #answers { height: auto; margin: 1 0; }
         #answers > Button { min-width: 10; margin: 0 2 0 0; }
-        Footer { background: $panel; }
     }
     """
 

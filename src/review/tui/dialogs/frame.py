@@ -1,4 +1,4 @@
-"""The frame the review screen's larger dialogs share: a box in the middle with its keys below."""
+"""The frame every dialog of the review screen shares: a box in the middle with its keys below."""
 
 from __future__ import annotations
 
