@@ -18,6 +18,11 @@ from review.state.store import Store
 INSTRUCTIONS = "instructions.md"
 
 
+def sends_something(drafts: int, summary: str, verdict: Verdict) -> bool:
+    """Whether a round would tell the agent anything: comments, a summary, or an approval."""
+    return bool(drafts or summary.strip() or verdict == "approve")
+
+
 def send(
     store: Store,
     worktree: Worktree,
@@ -34,7 +39,7 @@ def send(
         NothingToSend: no drafts, no summary, and not an approval.
     """
     drafts = [c for c in store.read().comments if c.status == "draft"]
-    if not drafts and not summary.strip() and verdict != "approve":
+    if not sends_something(len(drafts), summary, verdict):
         raise NothingToSend("nothing to send: write a comment, a summary, or approve")
     snapshot = git.snapshot(worktree, "review: the worktree as it was reviewed")
 

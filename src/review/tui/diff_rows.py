@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from pygments.token import _TokenType
-from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -31,6 +30,7 @@ from review.tui.layout import (
     split_gutter,
     unified_gutter,
 )
+from review.tui.widgets.comment_box import CONSOLE
 
 
 @dataclass(frozen=True)
@@ -196,11 +196,7 @@ def _line_strip(text: Text, width: int, style: Style) -> Strip:
 def _strip(text: Text) -> Strip:
     # `Text.render` leaves the text's own style to the caller; spans are already applied.
     base = text.style if isinstance(text.style, Style) else Style.parse(text.style)
-    return Strip(Segment.apply_style(text.render(_CONSOLE, end=""), base))
-
-
-# Turning a Text into segments needs a console only for its options; one serves every row.
-_CONSOLE = Console(width=10_000, color_system="truecolor", force_terminal=True, legacy_windows=False)
+    return Strip(Segment.apply_style(text.render(CONSOLE, end=""), base))
 
 
 def _file_header(file: FileDiff, ctx: RowContext) -> Text:

@@ -19,7 +19,7 @@ from textual.widgets import Footer, Label, RadioButton, RadioSet, Static, TextAr
 
 from review.repo.text import visible
 from review.state.model import SEVERITIES, Severity
-from review.tui.dialogs.frame import Dialog
+from review.tui.dialogs.frame import Dialog, following, press
 
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 
@@ -150,7 +150,7 @@ class CommentEditor(Dialog[EditorResult | None]):
         self.draft.move_to_end()
         if not self.reply:
             # pressed once mounted, so that the chooser's highlight starts on it too
-            self._press(self.severity)
+            press(self.query_one(RadioSet), self.severity)
 
     def action_save(self) -> None:
         """Close with the comment, unless there is nothing in it."""
@@ -174,9 +174,8 @@ class CommentEditor(Dialog[EditorResult | None]):
 
     def action_cycle_severity(self) -> None:
         """Choose the next severity (after the last, the first)."""
-        following = SEVERITIES[(SEVERITIES.index(self.severity) + 1) % len(SEVERITIES)]
-        self.severity = following
-        self._press(following)
+        self.severity = following(SEVERITIES, self.severity)
+        press(self.query_one(RadioSet), self.severity)
 
     def action_insert_suggestion(self) -> None:
         """Insert a suggestion block of the commented code at the cursor, on a line of its own.
@@ -197,11 +196,6 @@ class CommentEditor(Dialog[EditorResult | None]):
         name = event.pressed.name
         if name in SEVERITIES:
             self.severity = SEVERITIES[SEVERITIES.index(name)]
-
-    def _press(self, severity: Severity) -> None:
-        for button in self.query_one(RadioSet).query(RadioButton):
-            if button.name == severity:
-                button.value = True
 
     def _body(self) -> str:
         return _trimmed(self.draft.text)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypeVar
 
 from textual.screen import ModalScreen
+from textual.widgets import RadioButton, RadioSet
 
 Result = TypeVar("Result")
+Value = TypeVar("Value", bound=str)
 
 
 class Dialog(ModalScreen[Result]):
@@ -23,3 +26,15 @@ class Dialog(ModalScreen[Result]):
         Footer { background: $panel; }
     }
     """
+
+
+def following(values: Sequence[Value], value: Value) -> Value:
+    """The value after `value` (after the last, the first): what `ctrl+t` chooses next."""
+    return values[(values.index(value) + 1) % len(values)]
+
+
+def press(choices: RadioSet, name: str) -> None:
+    """Press the radio button named `name`, as a click would."""
+    for button in choices.query(RadioButton):
+        if button.name == name:
+            button.value = True

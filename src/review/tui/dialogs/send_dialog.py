@@ -10,16 +10,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Footer, Label, RadioButton, RadioSet, Static
 
-from review.state.model import Verdict
+from review.state.model import VERDICTS, Verdict
+from review.state.rounds import sends_something
 from review.tui.dialogs.comment_editor import DraftText
-from review.tui.dialogs.frame import Dialog
+from review.tui.dialogs.frame import Dialog, following, press
 
-VERDICTS: tuple[tuple[Verdict, str], ...] = (
-    ("request_changes", "Request changes"),
-    ("comment", "Comment"),
-    ("approve", "Approve"),
-)
-"""Each verdict with its label, in the order the chooser shows them and `ctrl+t` cycles through them."""
+VERDICT_LABELS: dict[Verdict, str] = {"request_changes": "Request changes", "comment": "Comment", "approve": "Approve"}
+"""Each verdict's button; the chooser shows them, and `ctrl+t` steps through them, in the order of
+`VERDICTS`."""
 
 
 @dataclass(frozen=True)
@@ -86,8 +84,8 @@ class SendDialog(Dialog[SendResult | None]):
             with Horizontal(id="verdict-row"):
                 yield Label("Verdict")
                 with RadioSet(id="verdict", compact=True):
-                    for verdict, label in VERDICTS:
-                        yield RadioButton(label, name=verdict)
+                    for verdict in VERDICTS:
+                        yield RadioButton(VERDICT_LABELS[verdict], name=verdict)
             with Horizontal(id="actions"):
                 yield Button("Send", variant="primary", compact=True, id="send")
                 yield Button("Cancel", compact=True, id="cancel")
@@ -96,12 +94,12 @@ class SendDialog(Dialog[SendResult | None]):
     def on_mount(self) -> None:
         self.query_one(DraftText).move_to_end()
         # pressed once mounted, so that the chooser's highlight starts on it too
-        self._press(self.verdict)
+        press(self.query_one(RadioSet), self.verdict)
 
     def action_send(self) -> None:
         """Close with the summary and verdict, unless that would send nothing at all."""
         summary = self.query_one(DraftText).text.strip()
-        if self.drafts == 0 and not summary and self.verdict != "approve":
+        if not sends_something(self.drafts, summary, self.verdict):
             self.notify("Nothing to send: write a summary, or approve", severity="warning", timeout=3)
             return
         self.dismiss(SendResult(summary, self.verdict))
@@ -112,20 +110,13 @@ class SendDialog(Dialog[SendResult | None]):
 
     def action_cycle_verdict(self) -> None:
         """Choose the next verdict (after the last, the first)."""
-        order = [verdict for verdict, _ in VERDICTS]
-        following = order[(order.index(self.verdict) + 1) % len(order)]
-        self.verdict = following
-        self._press(following)
+        self.verdict = following(VERDICTS, self.verdict)
+        press(self.query_one(RadioSet), self.verdict)
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
-        for verdict, _ in VERDICTS:
+        for verdict in VERDICTS:
             if event.pressed.name == verdict:
                 self.verdict = verdict
-
-    def _press(self, verdict: Verdict) -> None:
-        for button in self.query_one(RadioSet).query(RadioButton):
-            if button.name == verdict:
-                button.value = True
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

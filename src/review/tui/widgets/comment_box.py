@@ -15,10 +15,13 @@ from rich.text import Text
 from review.repo.text import visible
 from review.state.model import Comment
 
+CONSOLE = Console(width=10_000, color_system="truecolor", force_terminal=True, legacy_windows=False)
+"""Turning a Text into segments or lines needs a console only for its options: one serves every
+comment box and every row of the diff."""
+
 INDENT = 6
 """Cells between the left edge and a box, so boxes sit under the code rather than the numbers."""
 
-CONSOLE = Console(width=10_000, color_system="truecolor", force_terminal=True, legacy_windows=False)
 
 _HINTS = {
     "draft": "e edit · d delete · S send",
