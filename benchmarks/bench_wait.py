@@ -20,8 +20,9 @@ from pathlib import Path
 
 from review import demo
 from review.repo import git
+from review.repo.lines import FileReader, lines_of
 from review.state import rounds
-from review.state.comments import FileReader, Where, add, lines_of
+from review.state.comments import Where, add
 from review.state.store import Store
 
 

@@ -124,7 +124,7 @@ class _Here:
 
     def __init__(self, where: str) -> None:
         from review.repo import git, scope
-        from review.state.comments import FileReader
+        from review.repo.lines import FileReader
         from review.state.store import Store
 
         self.worktree = git.find_worktree(where)
@@ -141,6 +141,7 @@ class _Here:
 
 
 def _comment(argv: Sequence[str]) -> int:
+    from review.repo.lines import path_in
     from review.state import comments
 
     parser = _verb_parser("comment", "Add a draft comment on lines of a file (or on the whole file).")
@@ -152,7 +153,7 @@ def _comment(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     here = _Here(args.where)
     file, line, end = _target(args.target)
-    path = comments.path_in(here.worktree, file, Path(args.where).absolute())
+    path = path_in(here.worktree, file, Path(args.where).absolute())
     side: Side = "old" if args.old else "new"
     lines = here.read(path, side)
     if lines is None and line is not None:

@@ -9,6 +9,7 @@ import pytest
 from conftest import Repo
 from review.errors import CommentError, UnknownComment
 from review.repo.git import find_worktree
+from review.repo.lines import path_in
 from review.state import comments
 from review.state.comments import Where
 from review.state.model import Comment, Review, Side
@@ -161,15 +162,15 @@ def test_reanchor_writes_nothing_when_nothing_moved(tmp_path: Path) -> None:
 
 def test_path_in_is_relative_to_the_worktree_root(project: Repo) -> None:
     worktree = find_worktree(project.root)
-    assert comments.path_in(worktree, "app.py", project.root / "src") == "src/app.py"
+    assert path_in(worktree, "app.py", project.root / "src") == "src/app.py"
 
 
 def test_path_in_accepts_an_absolute_path(project: Repo) -> None:
     worktree = find_worktree(project.root)
-    assert comments.path_in(worktree, str(project.root / "src" / "util.py"), Path("/")) == "src/util.py"
+    assert path_in(worktree, str(project.root / "src" / "util.py"), Path("/")) == "src/util.py"
 
 
 def test_path_in_refuses_a_file_outside_the_worktree(project: Repo, tmp_path: Path) -> None:
     worktree = find_worktree(project.root)
     with pytest.raises(CommentError, match="is not inside the worktree"):
-        comments.path_in(worktree, str(tmp_path / "elsewhere.py"), project.root)
+        path_in(worktree, str(tmp_path / "elsewhere.py"), project.root)

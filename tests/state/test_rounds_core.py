@@ -7,9 +7,10 @@ import pytest
 from conftest import Repo
 from review.errors import NothingToSend, PartlySent
 from review.repo.git import Worktree, find_worktree
+from review.repo.lines import FileReader
 from review.repo.scope import Since
 from review.state import comments, rounds
-from review.state.comments import FileReader, Where
+from review.state.comments import Where
 from review.state.model import Round, Verdict
 from review.state.store import Store
 

@@ -203,8 +203,8 @@ async def test_capital_s_sends_the_drafts_as_a_round(agent_worktree: Repo) -> No
 
 async def test_r_resolves_an_addressed_comment_and_reopens_it(agent_worktree: Repo) -> None:
     store = draft(agent_worktree, (5, "Why double it?"), severity="must")
+    from review.repo.lines import FileReader
     from review.state import rounds
-    from review.state.comments import FileReader
 
     rounds.send(
         store,
@@ -291,8 +291,8 @@ async def test_comments_follow_their_code_when_the_agent_edits(agent_worktree: R
 async def test_u_shows_only_what_changed_since_the_last_review(agent_worktree: Repo) -> None:
     store = Store(agent_worktree.root)
     worktree = git.find_worktree(agent_worktree.root)
+    from review.repo.lines import FileReader
     from review.state import rounds
-    from review.state.comments import FileReader
 
     rounds.send(store, worktree, "approve", "", FileReader(worktree, None))
     agent_worktree.write("src/util.py", "def helper():\n    return 43\n")

@@ -81,8 +81,9 @@ def test_a_file_name_with_an_escape_sequence(snap_compare, project: Repo) -> Non
 
 
 def test_comments_in_every_state(snap_compare, project: Repo) -> None:  # type: ignore[no-untyped-def]
+    from review.repo.lines import FileReader
     from review.state import comments, rounds
-    from review.state.comments import FileReader, Where
+    from review.state.comments import Where
     from review.state.store import Store
 
     body = "".join(f"line {n}\n" for n in range(1, 41))

@@ -7,15 +7,10 @@ moment and both are kept.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from review.errors import CommentError
-from review.repo import git
-from review.repo.git import Worktree
-from review.repo.text import decode
 from review.state import anchor
 from review.state.model import (
     SEVERITIES,
@@ -42,42 +37,6 @@ class Where:
     """None for a comment on the whole file."""
     end_line: int | None = None
     old_path: str | None = None
-
-
-def lines_of(content: bytes) -> list[str]:
-    """A file's lines as the diff shows them: decoded, without line endings."""
-    text, _ = decode(content)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
-
-
-class FileReader:
-    """Reads a file's lines on either side, once each: the old side from the commit the diff
-    starts at, the new side from the working tree (or from `new`: a commit, or "" for the index)."""
-
-    def __init__(self, worktree: Worktree, base: str | None, new: str | None = None) -> None:
-        self.worktree = worktree
-        self.base = base
-        self.new = new
-        self._cache: dict[tuple[str, Side], list[str] | None] = {}
-
-    def __call__(self, path: str, side: Side) -> list[str] | None:
-        key = (path, side)
-        if key not in self._cache:
-            self._cache[key] = self._read(path, side)
-        return self._cache[key]
-
-    def _read(self, path: str, side: Side) -> list[str] | None:
-        rev = self.base if side == "old" else self.new
-        if side == "old" or rev is not None:
-            content = None if rev is None else git.file_at(self.worktree, rev, path)
-            return None if content is None else lines_of(content)
-        try:
-            return lines_of((self.worktree.root / path).read_bytes())
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-            return None
 
 
 def add(
@@ -238,34 +197,3 @@ def side_path(comment: Comment) -> str:
 
 def severity_rank(comment: Comment) -> int:
     return SEVERITIES.index(comment.severity)
-
-
-def review_state(review: Review) -> str:
-    """The overview's word for a review: none, draft, sent, addressed or approved."""
-    latest = review.latest_round()
-    if latest is not None and latest.verdict == "approve" and not any(c.status == "draft" for c in review.comments):
-        return "approved"
-    if any(c.status == "draft" for c in review.comments):
-        return "draft"
-    if latest is None:
-        return "none"
-    if review.open_comments():
-        return "sent"
-    return "addressed"
-
-
-def path_in(worktree: Worktree, file: str, cwd: Path) -> str:
-    """`file`, given relative to `cwd` or absolute, as a path relative to the worktree's root.
-
-    Raises:
-        CommentError: the file is outside the worktree.
-    """
-    target = Path(os.path.normpath(cwd.absolute() / file))
-    # A link inside the worktree names the link, not where it points, so try the path as written
-    # before the resolved one.
-    for candidate, root in ((target, worktree.root), (target.resolve(), worktree.root.resolve())):
-        try:
-            return candidate.relative_to(root).as_posix()
-        except ValueError:
-            continue
-    raise CommentError(f"{file} is not inside the worktree {worktree.root}")

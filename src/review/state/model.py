@@ -12,12 +12,12 @@ from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
 from review.errors import UnknownComment
+from review.repo.lines import Side as Side  # a comment is on one side of the diff
 
 SCHEMA = "review/1"
 """The schema this version writes; older ones are upgraded through `codec.MIGRATIONS` when read."""
 
 Author = Literal["reviewer", "agent"]
-Side = Literal["new", "old"]
 Severity = Literal["must", "should", "question", "nit"]
 CommentStatus = Literal["draft", "open", "addressed", "resolved", "wontfix"]
 AnchorState = Literal["exact", "moved", "changed", "lost"]
@@ -154,6 +154,18 @@ class Review:
             if comment.id == id:
                 return comment
         raise UnknownComment(f"no comment '{id}' in this worktree's review")
+
+    def state(self) -> str:
+        """The overview's word for the review: none, draft, sent, addressed or approved."""
+        latest = self.latest_round()
+        drafts = any(c.status == "draft" for c in self.comments)
+        if latest is not None and latest.verdict == "approve" and not drafts:
+            return "approved"
+        if drafts:
+            return "draft"
+        if latest is None:
+            return "none"
+        return "sent" if self.open_comments() else "addressed"
 
     def latest_round(self) -> Round | None:
         """The round sent last; None before the first is sent."""

@@ -22,10 +22,11 @@ from review.errors import ReviewError
 from review.repo import scope
 from review.repo.diff import Diff, FileDiff, Status
 from review.repo.git import Worktree
+from review.repo.lines import FileReader
 from review.repo.scope import Scope, Sides
 from review.repo.text import visible
 from review.state import comments, rounds
-from review.state.comments import FileReader, Where
+from review.state.comments import Where
 from review.state.model import Comment, CommentStatus, Review, Round, Severity, Side, Verdict
 from review.state.store import FOLDER, Store
 from review.tui.dialogs.comment_editor import CommentEditor, EditorResult
@@ -265,7 +266,7 @@ class ReviewScreen(Screen[None]):
             removed=diff.removed if diff is not None else 0,
             viewed=len(self.view.viewed),
             comments=Counter(comment.status for comment in self.review.comments),
-            state=comments.review_state(self.review),
+            state=self.review.state(),
             match=self.view.match_position(),
             saving=0 if self.saving.stuck else waiting,
             unsaved=waiting if self.saving.stuck else 0,
