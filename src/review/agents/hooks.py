@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from review import command
 from review.agents import activity as agent
+from review.agents import pointer
 from review.agents.activity import State
 from review.errors import ReviewError
 from review.repo import git
 from review.state import news
-from review.state.news import News
 from review.state.store import Store
 
 # The agent's state after each event. A Notification is a question to the user (a permission),
@@ -93,22 +92,4 @@ def _idle_notice(event: dict[str, Any]) -> bool:
 def _deliver(store: Store) -> str:
     """The pointer to block a stop with, once per piece of news; empty when there is none."""
     told = news.deliver(store, interrupting=True)
-    return pointer(told) if told else ""
-
-
-def pointer(told: News) -> str:
-    """The one line that tells an agent of news worth interrupting it for (`News.interrupting`):
-    a command that prints it, runnable as written in the agent's shell, then what it is and what
-    to do, after a `#` so that a shell ignores them."""
-    review = command.runnable()
-    said = []
-    if told.asking:
-        said.append(f"{told.open} review comment{'s wait' if told.open != 1 else ' waits'} for you on this worktree")
-    if told.replies:
-        said.append(f"the reviewer answered you on {', '.join(told.answered())}")
-    what = "; ".join(said)
-    return (
-        f"{review} pending  # {what[0].upper()}{what[1:]}. This command prints {'them' if told.open > 1 else 'it'}."
-        f' Fix what each comment asks, then answer it with {review} resolve ID -m "what you did"'
-        f' (or {review} reply ID -m "your answer" to disagree or ask).'
-    )
+    return pointer.line(told) if told else ""

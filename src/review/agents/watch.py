@@ -16,7 +16,7 @@ from pathlib import Path
 from watchfiles import watch as watch_files
 
 from review.agents import activity as agent
-from review.agents import hooks
+from review.agents import pointer
 from review.agents.tmux import Tmux, deliver, find_agent_pane, is_idle
 from review.errors import ReviewError
 from review.repo import git
@@ -91,7 +91,7 @@ class Watcher:
         found = news.find(store.read()).interrupting()
         if not found:
             return  # told meanwhile, by its Stop hook or `review pending`
-        delivery = deliver(self.tmux, pane, hooks.pointer(found))
+        delivery = deliver(self.tmux, pane, pointer.line(found))
         if delivery.arrived:
             # Only what the pointer told of: news that came while pasting is pasted next time.
             news.mark_delivered(store, found)
