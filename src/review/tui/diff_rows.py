@@ -21,6 +21,7 @@ from review.repo.diff import FileDiff, Line, Status
 from review.repo.highlight import Token
 from review.repo.text import visible
 from review.repo.words import WordChanges
+from review.tui.comment_box import CONSOLE
 from review.tui.layout import (
     TAB_SIZE,
     Layout,
@@ -30,7 +31,6 @@ from review.tui.layout import (
     split_gutter,
     unified_gutter,
 )
-from review.tui.widgets.comment_box import CONSOLE
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,9 @@ from review.repo.diff import Diff, Line, Status
 from review.repo.highlight import highlight
 from review.repo.words import WordChanges
 from review.state.model import Comment
+from review.tui.comment_box import CONSOLE, INDENT, BoxStyles, box_lines
 from review.tui.diff_rows import HunkColours, Palette, RowContext, render_row
 from review.tui.layout import Layout, Place, Row, RowKind, Selection, search_pattern
-from review.tui.widgets.comment_box import CONSOLE, INDENT, BoxStyles, box_lines
 
 # How long the view is still before it prepares the places the next keys lead to.
 PREFETCH_DELAY = 0.05
