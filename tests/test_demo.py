@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,33 @@ def test_two_demos_are_identical(tmp_path: Path) -> None:
     head = ["git", "rev-parse", "HEAD"]
     for a, b in zip(one.agents.values(), two.agents.values(), strict=True):
         assert subprocess.check_output(head, cwd=a) == subprocess.check_output(head, cwd=b)
+
+
+def test_main_is_pinned(made: demo.Demo) -> None:
+    """The demo fixes every date and name, so main's commit is the same everywhere, always."""
+    head = subprocess.check_output(["git", "rev-parse", "main"], cwd=made.repository, text=True).strip()
+    assert head == "6efc73accd58148adfe3f5b71e9ed3ef838e26df"
+
+
+def package_files(writer: str) -> dict[str, bytes]:
+    folder = Path(str(resources.files("review") / "demo_files" / writer))
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_main_is_made_of_the_package_data_and_nothing_else(made: demo.Demo) -> None:
+    tracked = subprocess.check_output(["git", "ls-tree", "-r", "--name-only", "main"], cwd=made.repository, text=True)
+    files = package_files("main")
+    assert set(tracked.splitlines()) == set(files)
+    for path, data in files.items():
+        assert subprocess.check_output(["git", "show", f"main:{path}"], cwd=made.repository) == data
+
+
+@pytest.mark.parametrize("agent", ["currency", "csv-export", "cleanup"])
+def test_the_agents_whole_files_are_the_package_data(made: demo.Demo, agent: str) -> None:
+    files = package_files(agent)
+    assert files
+    for path, data in files.items():
+        assert (made.agents[agent] / path).read_bytes() == data
 
 
 def test_a_folder_that_is_not_empty_is_refused(tmp_path: Path) -> None:

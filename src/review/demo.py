@@ -5,6 +5,12 @@ what agents leave behind: commits on its branch, staged, unstaged and untracked 
 rename and a deletion. The currency and csv-export agents both rewrite `total()` in
 `tally/ledger.py`, so merging both would conflict. Everything is made locally, with fixed dates,
 so two demos are identical.
+
+The project's files are package data, in `review/demo_files/`, one folder per writer: `main/` holds
+the files of main's three commits, and `currency/`, `csv-export/` and `cleanup/` the whole files
+each agent writes. Below a writer's folder, a file sits at the path it gets in the demo
+(`demo_files/currency/tally/currency.py` becomes `tally/currency.py` in `tally-currency`). They
+are copied byte for byte; the agents' small edits to existing files stay here, in code.
 """
 
 from __future__ import annotations
@@ -14,14 +20,17 @@ import os
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
-from textwrap import dedent
 
 from review.errors import ReviewError
 from review.repo.git import run_git
 
 # The user's git configuration must not sign, hook or rename anything in the demo.
 _CONFIG = ("-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", "-c", "init.defaultBranch=main")
+
+# The project's files, one folder per writer: main, then each agent by name.
+_FILES = resources.files("review") / "demo_files"
 
 
 @dataclass(frozen=True)
@@ -34,219 +43,6 @@ class Demo:
     agents: dict[str, Path]
     """Each agent's worktree by task name."""
 
-
-def _text(source: str) -> str:
-    return dedent(source).lstrip("\n")
-
-
-MAIN_FILES = {
-    "README.md": _text(
-        """
-        # tally
-
-        A small ledger of expenses: record what you spend, see where it went.
-
-        ```
-        tally add 12.50 groceries "market"
-        tally report 2026-03
-        ```
-        """
-    ),
-    "pyproject.toml": _text(
-        """
-        [project]
-        name = "tally"
-        version = "0.3.0"
-        requires-python = ">=3.11"
-
-        [project.scripts]
-        tally = "tally.cli:main"
-        """
-    ),
-    "tally/__init__.py": '"""tally: a small ledger of expenses."""\n\n__version__ = "0.3.0"\n',
-    "tally/ledger.py": _text(
-        '''
-        """Entries of the ledger and the sums over them."""
-
-        from dataclasses import dataclass
-        from datetime import date
-
-
-        @dataclass(frozen=True)
-        class Entry:
-            """One expense."""
-
-            day: date
-            amount: float
-            category: str
-            note: str = ""
-
-
-        def total(entries):
-            """The sum of all entries' amounts."""
-            return sum(entry.amount for entry in entries)
-
-
-        def by_category(entries):
-            """The sum of the amounts in each category, largest first."""
-            sums = {}
-            for entry in entries:
-                sums[entry.category] = sums.get(entry.category, 0) + entry.amount
-            return dict(sorted(sums.items(), key=lambda item: -item[1]))
-
-
-        def in_month(entries, year, month):
-            """The entries of one calendar month."""
-            return [e for e in entries if e.day.year == year and e.day.month == month]
-        '''
-    ),
-    "tally/format.py": _text(
-        '''
-        """Formatting amounts for people."""
-
-
-        def money(amount):
-            """An amount with two decimals and a thousands separator."""
-            return f"{amount:,.2f}"
-
-
-        def percent(part, whole):
-            """`part` as a percentage of `whole`, or a dash when there is no whole."""
-            if not whole:
-                return "-"
-            return f"{100 * part / whole:.0f}%"
-        '''
-    ),
-    "tally/report.py": _text(
-        '''
-        """The monthly report."""
-
-        from tally.format import money, percent
-        from tally.ledger import by_category, in_month, total
-
-
-        def monthly_report(entries, year, month):
-            """Lines of text summarising one month."""
-            month_entries = in_month(entries, year, month)
-            whole = total(month_entries)
-            lines = [f"Report for {year}-{month:02d}", ""]
-            for category, amount in by_category(month_entries).items():
-                lines.append(f"{category:<16} {money(amount):>12} {percent(amount, whole):>5}")
-            lines.append("")
-            lines.append(f"{'total':<16} {money(whole):>12}")
-            return lines
-        '''
-    ),
-    "tally/cli.py": _text(
-        '''
-        """The `tally` command."""
-
-        import argparse
-        import json
-        from datetime import date
-        from pathlib import Path
-
-        from tally.ledger import Entry
-        from tally.report import monthly_report
-
-        LEDGER = Path.home() / ".tally.json"
-
-
-        def load():
-            if not LEDGER.exists():
-                return []
-            rows = json.loads(LEDGER.read_text())
-            return [Entry(date.fromisoformat(r["day"]), r["amount"], r["category"], r["note"]) for r in rows]
-
-
-        def save(entries):
-            rows = [
-                {"day": e.day.isoformat(), "amount": e.amount, "category": e.category, "note": e.note}
-                for e in entries
-            ]
-            LEDGER.write_text(json.dumps(rows, indent=2))
-
-
-        def main(argv=None):
-            parser = argparse.ArgumentParser(prog="tally")
-            verbs = parser.add_subparsers(dest="verb", required=True)
-            add = verbs.add_parser("add")
-            add.add_argument("amount", type=float)
-            add.add_argument("category")
-            add.add_argument("note", nargs="?", default="")
-            report = verbs.add_parser("report")
-            report.add_argument("month", help="YYYY-MM")
-            args = parser.parse_args(argv)
-
-            entries = load()
-            if args.verb == "add":
-                entries.append(Entry(date.today(), args.amount, args.category, args.note))
-                save(entries)
-            else:
-                year, month = (int(part) for part in args.month.split("-"))
-                print("\\n".join(monthly_report(entries, year, month)))
-        '''
-    ),
-    "tally/legacy.py": _text(
-        '''
-        """Import from the old spreadsheet export. Unused since 0.2."""
-
-        import csv
-
-
-        def read_old_export(path):
-            with open(path, newline="") as handle:
-                return [row for row in csv.reader(handle) if row and not row[0].startswith("#")]
-        '''
-    ),
-    "docs/usage.md": _text(
-        """
-        # Using tally
-
-        `tally add AMOUNT CATEGORY [NOTE]` records an expense dated today.
-
-        `tally report YYYY-MM` prints the month's spending by category.
-        """
-    ),
-    "tests/test_ledger.py": _text(
-        """
-        from datetime import date
-
-        from tally.ledger import Entry, by_category, in_month, total
-
-        ENTRIES = [
-            Entry(date(2026, 3, 1), 12.5, "groceries"),
-            Entry(date(2026, 3, 2), 40.0, "transport"),
-            Entry(date(2026, 4, 1), 7.5, "groceries"),
-        ]
-
-
-        def test_total_adds_every_amount():
-            assert total(ENTRIES) == 60.0
-
-
-        def test_by_category_puts_the_largest_first():
-            assert list(by_category(ENTRIES)) == ["transport", "groceries"]
-
-
-        def test_in_month_keeps_that_month_only():
-            assert len(in_month(ENTRIES, 2026, 3)) == 2
-        """
-    ),
-    "tests/test_report.py": _text(
-        """
-        from datetime import date
-
-        from tally.ledger import Entry
-        from tally.report import monthly_report
-
-
-        def test_report_ends_with_the_total():
-            lines = monthly_report([Entry(date(2026, 3, 1), 10.0, "books")], 2026, 3)
-            assert lines[-1].split() == ["total", "10.00"]
-        """
-    ),
-}
 
 _MAIN_HISTORY = [
     (
@@ -273,28 +69,32 @@ def create(folder: Path | None = None) -> Demo:
     repo = folder / "tally"
     repo.mkdir()
     clock = itertools.count()
-    builder = _Builder(repo, clock)
+    builder = _Builder(repo, clock, files="main")
     builder.git("init", "--quiet")
     for message, paths in _MAIN_HISTORY:
         for path in paths:
-            builder.write(path, MAIN_FILES[path])
+            builder.write(path)
         builder.commit(message, paths)
 
     agents: dict[str, Path] = {}
     for name, build in (("currency", _currency), ("csv-export", _csv_export), ("cleanup", _cleanup)):
         worktree = folder / f"tally-{name}"
         builder.git("worktree", "add", "--quiet", "-b", f"agent/{name}", str(worktree), "main")
-        build(_Builder(worktree, clock, author="Agent"))
+        build(_Builder(worktree, clock, files=name, author="Agent"))
         agents[name] = worktree
     return Demo(folder=folder, repository=repo, agents=agents)
 
 
 class _Builder:
-    """Writes files and commits in one worktree, at fixed times, whoever runs it."""
+    """Writes files and commits in one worktree, at fixed times, whoever runs it.
 
-    def __init__(self, root: Path, clock: Iterator[int], author: str = "Dana Reviewer") -> None:
+    `files` names the folder of `demo_files` its whole files come from.
+    """
+
+    def __init__(self, root: Path, clock: Iterator[int], files: str, author: str = "Dana Reviewer") -> None:
         self.root = root
         self.clock = clock
+        self.files = files
         self.author = author
 
     def env(self) -> dict[str, str]:
@@ -313,10 +113,11 @@ class _Builder:
     def git(self, *args: str) -> None:
         run_git(self.root, *_CONFIG, *args, env=self.env())
 
-    def write(self, path: str, content: str) -> None:
+    def write(self, path: str) -> None:
+        """Copy `path` from this writer's folder of `demo_files`, byte for byte."""
         target = self.root / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+        target.write_bytes(_FILES.joinpath(self.files, *path.split("/")).read_bytes())
 
     def edit(self, path: str, old: str, new: str) -> None:
         target = self.root / path
@@ -352,24 +153,7 @@ def _currency(agent: _Builder) -> None:
     return sum(convert(entry.amount, entry.currency, currency) for entry in entries)
 ''',
     )
-    agent.write(
-        "tally/currency.py",
-        _text(
-            '''
-            """Converting amounts between currencies at fixed rates."""
-
-            # Euros per unit of each currency.
-            RATES = {"EUR": 1.0, "USD": 0.92, "GBP": 1.17, "CHF": 1.04}
-
-
-            def convert(amount, source, target):
-                """`amount` in `source` currency, expressed in `target` currency."""
-                if source == target:
-                    return amount
-                return amount * RATES[source] / RATES[target]
-            '''
-        ),
-    )
+    agent.write("tally/currency.py")
     agent.commit("Entries carry a currency; totals convert", ["tally/ledger.py", "tally/currency.py"])
     agent.git("mv", "tests/test_ledger.py", "tests/test_entries.py")
     agent.edit(
@@ -378,22 +162,7 @@ def _currency(agent: _Builder) -> None:
         "def test_total_adds_every_amount_in_euros():\n",
     )
     agent.commit("Name the entry tests after what they test", ["tests/test_entries.py"])
-    agent.write(
-        "tests/test_currency.py",
-        _text(
-            """
-            from tally.currency import convert
-
-
-            def test_same_currency_is_unchanged():
-                assert convert(10.0, "EUR", "EUR") == 10.0
-
-
-            def test_dollars_to_euros():
-                assert round(convert(100.0, "USD", "EUR"), 2) == 92.0
-            """
-        ),
-    )
+    agent.write("tests/test_currency.py")
     agent.stage("tests/test_currency.py")
     agent.edit(
         "tally/report.py",
@@ -401,7 +170,7 @@ def _currency(agent: _Builder) -> None:
         "    lines.append(f\"{'total':<16} {money(whole):>12} EUR\")\n",
     )
     (agent.root / "tally/legacy.py").unlink()
-    agent.write("tally/rates.json", '{"EUR": 1.0, "USD": 0.92, "GBP": 1.17, "CHF": 1.04}\n')
+    agent.write("tally/rates.json")
 
 
 def _csv_export(agent: _Builder) -> None:
@@ -417,27 +186,7 @@ def _csv_export(agent: _Builder) -> None:
 ''',
     )
     agent.commit("Totals of one category", ["tally/ledger.py"])
-    agent.write(
-        "tally/export.py",
-        _text(
-            '''
-            """Exporting the ledger as CSV for spreadsheets."""
-
-            import csv
-            import io
-
-
-            def to_csv(entries):
-                """The entries as CSV text with a header row."""
-                out = io.StringIO()
-                writer = csv.writer(out)
-                writer.writerow(["day", "amount", "category", "note"])
-                for entry in entries:
-                    writer.writerow([entry.day.isoformat(), f"{entry.amount:.2f}", entry.category, entry.note])
-                return out.getvalue()
-            '''
-        ),
-    )
+    agent.write("tally/export.py")
     agent.git("mv", "tally/format.py", "tally/formatting.py")
     agent.edit(
         "tally/report.py", "from tally.format import money, percent\n", "from tally.formatting import money, percent\n"
@@ -461,22 +210,7 @@ def _csv_export(agent: _Builder) -> None:
     agent.stage("tally/cli.py")
     agent.git("rm", "--quiet", "docs/usage.md")
     agent.edit("README.md", "tally report 2026-03\n", "tally report 2026-03\ntally export > ledger.csv\n")
-    agent.write(
-        "tests/test_export.py",
-        _text(
-            """
-            from datetime import date
-
-            from tally.export import to_csv
-            from tally.ledger import Entry
-
-
-            def test_csv_has_a_header_and_a_row_per_entry():
-                text = to_csv([Entry(date(2026, 3, 1), 3.0, "coffee", "espresso")])
-                assert text.splitlines() == ["day,amount,category,note", "2026-03-01,3.00,coffee,espresso"]
-            """
-        ),
-    )
+    agent.write("tests/test_export.py")
 
 
 def _cleanup(agent: _Builder) -> None:
@@ -496,5 +230,5 @@ def _cleanup(agent: _Builder) -> None:
         'def load():\n    """The saved entries, or none when nothing was saved yet."""\n',
     )
     os.chmod(agent.root / "tally/cli.py", 0o755)
-    agent.write("tally/py.typed", "")
-    agent.write("NOTES.md", "- [x] type hints in report\n- [ ] type hints in cli\n")
+    agent.write("tally/py.typed")
+    agent.write("NOTES.md")
