@@ -88,7 +88,12 @@ def test_main_is_pinned(made: demo.Demo) -> None:
 
 def package_files(writer: str) -> dict[str, bytes]:
     folder = Path(str(resources.files("review") / "demo_files" / writer))
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    # pip compiles the .py files of an installed wheel: their __pycache__ is not the demo's
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in folder.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
 
 
 def test_main_is_made_of_the_package_data_and_nothing_else(made: demo.Demo) -> None:
