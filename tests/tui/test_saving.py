@@ -243,3 +243,22 @@ async def test_the_send_dialog_counts_a_draft_written_a_moment_before(agent_work
         await until(pilot, lambda: isinstance(pilot.app.screen, SendDialog))
         await until(pilot, lambda: "draft comment" in on_screen(pilot))
         assert "2 draft comments will be sent" in on_screen(pilot)
+
+
+async def test_a_broken_review_file_is_told_once_however_often_the_diff_is_read_again(agent_worktree: Repo) -> None:
+    broken = break_review(agent_worktree)
+    async with app_for(agent_worktree).run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        screen = screen_of(pilot)
+        await until(pilot, lambda: "cannot be read" in toasts(pilot))
+        for _ in range(2):  # the agent edits: the diff is read again
+            screen.load()
+            await settle(pilot)
+        assert toasts(pilot).count("cannot be read") == 1
+        broken.unlink()
+        screen.load()  # readable again: a later breakage is told again
+        await settle(pilot)
+        break_review(agent_worktree)
+        screen.load()
+        await settle(pilot)
+        await until(pilot, lambda: toasts(pilot).count("cannot be read") == 2)

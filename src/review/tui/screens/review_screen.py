@@ -122,6 +122,8 @@ class ReviewScreen(Screen[None]):
         """Seconds of quiet that end the ignoring of keys after a refused one."""
         self._typed_at = float("-inf")
         """When the refused key, or the last key ignored after it, was pressed."""
+        self._said: str | None = None
+        """The last problem told, not told again while it lasts."""
         self._marking: dict[str, bool] = {}
         """Viewed marks set (True) or cleared (False) and not saved yet, by path."""
         self._ignored = 0
@@ -177,11 +179,11 @@ class ReviewScreen(Screen[None]):
             self.app.call_from_thread(self._failed, str(error))
             return
         renamed = {f.old_path: f.path for f in diff.files if f.status is Status.RENAMED and f.old_path}
+        review: Review | None = None
         try:
             review = comments.reanchor(self.store, FileReader(self.worktree, sides.old), renamed)
         except ReviewError as error:
             self.app.call_from_thread(self._problem, self._unreadable(str(error)))
-            review = Review()
         self.app.call_from_thread(self._loaded, sides, diff, review)
 
     @work(thread=True, exclusive=True, group="review")
@@ -200,6 +202,11 @@ class ReviewScreen(Screen[None]):
         return f"{reason}. You can go on reading and commenting: what you write is kept and saved once the file can be read."
 
     def _problem(self, message: str) -> None:
+        # every reload while the agent edits finds the same trouble again: it is said once, until
+        # the review can be read again
+        if message == self._said:
+            return
+        self._said = message
         self.notify(message, title="review", severity="error", timeout=12)
 
     def _failed(self, message: str) -> None:
@@ -207,7 +214,11 @@ class ReviewScreen(Screen[None]):
         self.view.refresh()
         self.notify(message, title="review", severity="error", timeout=10)
 
-    def _loaded(self, sides: Sides, diff: Diff, review: Review) -> None:
+    def _loaded(self, sides: Sides, diff: Diff, readable: Review | None) -> None:
+        """Show the diff read again, with the review (None when it cannot be read)."""
+        if readable is not None:
+            self._said = None
+        review = readable or Review()
         view = self.view
         viewed = {f.path for f in diff.files if review.is_viewed(f.path, f.fingerprint)}
         # a mark the reviewer just set or cleared counts before it is saved
@@ -224,6 +235,7 @@ class ReviewScreen(Screen[None]):
         self.call_after_refresh(self._list_files, diff)
 
     def _show_review(self, review: Review) -> None:
+        self._said = None
         self.review = review
         self.view.show_comments(review.comments)
         self._show_header()
