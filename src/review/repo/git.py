@@ -219,6 +219,8 @@ class WorktreeEntry:
     detached: bool
     bare: bool
     prunable: bool
+    locked: str | None = None
+    """Why the worktree is locked ("" when no reason was given); None when it is not."""
 
 
 def list_worktrees(worktree: Worktree) -> list[WorktreeEntry]:
@@ -241,6 +243,7 @@ def list_worktrees(worktree: Worktree) -> list[WorktreeEntry]:
                     detached="detached" in fields,
                     bare="bare" in fields,
                     prunable="prunable" in fields,
+                    locked=fields.get("locked"),
                 )
             )
         fields = {}
@@ -346,10 +349,13 @@ def file_at(worktree: Worktree, rev: str, path: str) -> bytes | None:
         return None
 
 
-def snapshot(worktree: Worktree, message: str) -> str:
+def snapshot(worktree: Worktree, message: str, env: dict[str, str] | None = None) -> str:
     """A commit of everything in the working tree now, uncommitted and untracked work included
-    (ignored files left out), on top of HEAD. The real index is not touched."""
-    with _index_copy(worktree) as env:
+    (ignored files left out), on top of HEAD. The real index is not touched; `env` may send the
+    objects elsewhere (a scratch store)."""
+    extra = env or {}
+    with _index_copy(worktree) as index:
+        env = {**index, **extra}
         run_git(worktree.root, "add", "--all", env=env)
         run_git(worktree.root, "rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", STATE_FOLDER, env=env)
         tree = run_git(worktree.root, "write-tree", env=env).decode().strip()
@@ -361,7 +367,9 @@ def snapshot(worktree: Worktree, message: str) -> str:
         "GIT_COMMITTER_NAME": "review",
         "GIT_COMMITTER_EMAIL": "review@localhost",
     }
-    return run_git(worktree.root, "commit-tree", tree, *parents, "-m", message, env=author).decode().strip()
+    return (
+        run_git(worktree.root, "commit-tree", tree, *parents, "-m", message, env={**author, **extra}).decode().strip()
+    )
 
 
 def keep(worktree: Worktree, ref: str, commit: str) -> None:

@@ -1,0 +1,358 @@
+"""One worktree as the overview shows it: a row, read from git, the review file and the hooks.
+
+A row is read on its own (`read_row`), so that the overview reads again only the worktree that
+changed; what depends on the other worktrees (the conflict radar) is added by `radar`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal, get_args
+
+from review.agents import activity
+from review.errors import ReviewError
+from review.repo import git, merge
+from review.repo.git import Worktree, WorktreeEntry
+from review.state.model import Review
+from review.state.store import Store
+
+AgentState = Literal["working", "idle", "waiting", "active", "unknown"]
+"""From the hooks: working, idle, waiting (for the user: a permission). Without hooks: active
+while files changed in the last minute, else unknown."""
+ReviewState = Literal["none", "drafts", "sent", "answered", "addressed", "approved"]
+WaitsOn = Literal["agent", "reviewer", "nothing"]
+AGENT_STATES: tuple[AgentState, ...] = get_args(AgentState)
+REVIEW_STATES: tuple[ReviewState, ...] = get_args(ReviewState)
+WAITS_ON: tuple[WaitsOn, ...] = get_args(WaitsOn)
+
+ACTIVE_SECONDS = 60
+"""Without hooks, an agent counts as active while files changed this recently."""
+
+
+@dataclass(frozen=True)
+class Repository:
+    """What every row is measured against: the repository and its default branch."""
+
+    home: Worktree
+    """A worktree of the repository (or its bare folder) for git to run in."""
+    default_branch: str | None
+    default_commit: str | None
+
+    @property
+    def root(self) -> Path:
+        return self.home.root
+
+    @property
+    def common_dir(self) -> Path:
+        return self.home.common_dir
+
+
+@dataclass
+class Overlap:
+    """Another worktree that changes some of the same files."""
+
+    worktree: Path
+    files: list[str]
+    conflict: bool | None
+    """Whether merging both would conflict; None when git could not try."""
+    conflict_files: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Row:
+    """One worktree of the repository."""
+
+    path: Path
+    name: str
+    """The folder's name, as the overview shows it."""
+    branch: str | None
+    head: str | None
+    agent: str | None = None
+    """The program, when its hooks said (claude, codex)."""
+    agent_state: AgentState = "unknown"
+    last_change: float | None = None
+    """Seconds since the epoch of the newest edit or commit of its work."""
+    files: int = 0
+    added: int = 0
+    removed: int = 0
+    ahead: int | None = None
+    behind: int | None = None
+    review_state: ReviewState = "none"
+    waits_on: WaitsOn = "nothing"
+    reason: str = ""
+    """Why it waits on whom it waits on, in a few words."""
+    waiting_since: float | None = None
+    """Since when the reviewer's turn began, for the queue (oldest first)."""
+    open_comments: int = 0
+    answered_comments: int = 0
+    addressed_comments: int = 0
+    merges_cleanly: bool | None = None
+    """Whether it merges into the default branch as it is now; None when not asked (it is the
+    default branch) or git could not tell."""
+    default_conflict_files: list[str] = field(default_factory=list)
+    overlaps: list[Overlap] = field(default_factory=list)
+    note: str = ""
+    """A state worth knowing that does not stop the row: locked, in the middle of a rebase."""
+    problem: str = ""
+    """What is wrong, in one line, when the row cannot be read in full."""
+    snapshot: str | None = None
+    """A commit of the worktree as it is now (in the overview's scratch store)."""
+    changed: frozenset[str] = frozenset()
+    """The paths its diff touches, on either side of a rename."""
+
+    @property
+    def needs_reviewer(self) -> bool:
+        return self.waits_on == "reviewer" and not self.problem
+
+
+def open_repository(path: Path | str) -> tuple[Repository, list[WorktreeEntry]]:
+    """The repository around `path` and its worktrees, the main one first.
+
+    Raises:
+        NotARepository: `path` is not in a git repository.
+    """
+    home = _find(Path(path))
+    entries = git.list_worktrees(home)
+    return Repository(home, *default_of(home)), entries
+
+
+def default_of(home: Worktree) -> tuple[str | None, str | None]:
+    """The default branch and the commit it is at; None for what there is not."""
+    default = git.default_branch(home)
+    if default is None:
+        return None, None
+    try:
+        return default, git.resolve_commit(home, default)
+    except ReviewError:
+        return default, None
+
+
+def _find(path: Path) -> Worktree:
+    """The worktree at `path`, or, for a bare repository, a stand-in that git can run in."""
+    from review.errors import NotARepository
+
+    try:
+        return git.find_worktree(path)
+    except NotARepository:
+        # A bare main repository still has linked worktrees to show.
+        if not path.is_dir():
+            raise
+        try:
+            common = git.run_git(path, "rev-parse", "--absolute-git-dir").decode().strip()
+        except ReviewError:
+            raise NotARepository(f"{path} is not inside a git repository") from None
+        folder = Path(common)
+        return Worktree(root=folder, git_dir=folder, common_dir=folder, branch=None, head=None)
+
+
+def read_row(entry: WorktreeEntry, repo: Repository, scratch: merge.Scratch) -> Row:
+    """The row of one worktree. What cannot be read becomes the row's `problem`, never an error."""
+    row = Row(path=entry.path, name=entry.path.name, branch=entry.branch, head=entry.head)
+    if entry.bare:
+        row.problem = "bare repository: it has no working tree to review"
+        return row
+    if not entry.path.is_dir():
+        row.problem = "its folder is gone; `git worktree prune` forgets it"
+        return row
+    if entry.locked is not None:
+        row.note = f"locked: {entry.locked}" if entry.locked else "locked"
+    try:
+        worktree = _worktree(entry, repo)
+    except ReviewError as error:
+        row.problem = str(error)
+        return row
+    row.note = "; ".join(filter(None, (row.note, _operation(worktree.git_dir))))
+    try:
+        _read_git(row, worktree, repo, scratch)
+    except ReviewError as error:
+        row.problem = f"git: {error}"
+    _read_agent(row)
+    try:
+        review = Store(entry.path).read()
+    except ReviewError as error:
+        row.problem = row.problem or str(error)
+        review = None
+    if review is not None:
+        _read_review(row, review)
+    _decide_wait(row, review)
+    return row
+
+
+def _worktree(entry: WorktreeEntry, repo: Repository) -> Worktree:
+    """The worktree of a `git worktree list` entry, read without running git."""
+    dot_git = entry.path / ".git"
+    if dot_git.is_dir():
+        git_dir = dot_git
+    else:
+        try:
+            text = dot_git.read_text(encoding="utf-8", errors="surrogateescape").strip()
+        except OSError:
+            raise ReviewError("its .git file is missing: not a worktree any more") from None
+        target = text.removeprefix("gitdir: ")
+        git_dir = (entry.path / target).resolve() if not os.path.isabs(target) else Path(target)
+    return Worktree(root=entry.path, git_dir=git_dir, common_dir=repo.common_dir, branch=entry.branch, head=entry.head)
+
+
+_OPERATIONS = (
+    ("rebase-merge", "in the middle of a rebase"),
+    ("rebase-apply", "in the middle of a rebase"),
+    ("MERGE_HEAD", "in the middle of a merge"),
+    ("CHERRY_PICK_HEAD", "in the middle of a cherry-pick"),
+    ("REVERT_HEAD", "in the middle of a revert"),
+    ("BISECT_LOG", "bisecting"),
+)
+
+
+def _operation(git_dir: Path) -> str:
+    """What git operation the worktree is in the middle of, if any."""
+    for name, says in _OPERATIONS:
+        if (git_dir / name).exists():
+            return says
+    return ""
+
+
+def _read_git(row: Row, worktree: Worktree, repo: Repository, scratch: merge.Scratch) -> None:
+    if worktree.head is None:
+        row.problem = "no commits yet"
+        return
+    row.snapshot = merge.snapshot(worktree, scratch)
+    on_default = repo.default_commit is None or worktree.branch == repo.default_branch
+    base = worktree.head
+    if not on_default and repo.default_commit is not None:
+        base = git.merge_base(worktree, repo.default_commit, worktree.head) or worktree.head
+        counts = git.run_git(
+            worktree.root, "rev-list", "--left-right", "--count", f"{repo.default_commit}...{worktree.head}"
+        )
+        behind, _, ahead = counts.decode().strip().partition("\t")
+        row.behind, row.ahead = int(behind), int(ahead)
+    else:
+        row.ahead = row.behind = 0
+    numstat = git.run_git(
+        worktree.root, "diff", "--numstat", "-z", "--find-renames", "--no-ext-diff", base, row.snapshot, env=scratch.env
+    )
+    changed, row.added, row.removed, row.files = _count(numstat)
+    row.changed = frozenset(changed)
+    row.last_change = _last_change(worktree, changed, ahead=bool(row.ahead), scratch=scratch)
+
+
+def _count(numstat: bytes) -> tuple[set[str], int, int, int]:
+    """The paths, lines added, lines removed and files of `git diff --numstat -z`."""
+    fields = numstat.split(b"\0")
+    paths: set[str] = set()
+    added = removed = files = 0
+    at = 0
+    while at < len(fields):
+        record = fields[at]
+        at += 1
+        if not record:
+            continue
+        plus, minus, name = record.split(b"\t", 2)
+        files += 1
+        added += int(plus) if plus.isdigit() else 0
+        removed += int(minus) if minus.isdigit() else 0
+        if name:
+            paths.add(os.fsdecode(name))
+        else:  # a rename: the old and the new path follow in their own fields
+            paths.update(os.fsdecode(f) for f in fields[at : at + 2])
+            at += 2
+    return paths, added, removed, files
+
+
+def _last_change(worktree: Worktree, changed: set[str], *, ahead: bool, scratch: merge.Scratch) -> float | None:
+    """The newest edit of a changed file still in the worktree, or of the last commit."""
+    newest: float | None = None
+    for path in changed:
+        try:
+            stamp = (worktree.root / path).stat().st_mtime
+        except OSError:
+            continue
+        newest = stamp if newest is None else max(newest, stamp)
+    if ahead and worktree.head is not None:
+        out = git.run_git(worktree.root, "show", "-s", "--format=%ct", worktree.head, env=scratch.env)
+        committed = float(out.decode().strip() or 0)
+        newest = committed if newest is None else max(newest, committed)
+    return newest
+
+
+def _read_agent(row: Row) -> None:
+    said = activity.read(row.path)
+    if said is not None:
+        row.agent = said.agent or None
+        row.agent_state = said.state
+        return
+    if row.last_change is not None and time.time() - row.last_change < ACTIVE_SECONDS:
+        row.agent_state = "active"
+
+
+def _read_review(row: Row, review: Review) -> None:
+    answered = [c for c in review.open_comments() if c.thread and c.thread[-1].author == "agent"]
+    row.answered_comments = len(answered)
+    row.open_comments = len(review.open_comments()) - len(answered)
+    row.addressed_comments = sum(c.status == "addressed" for c in review.comments)
+    latest = review.latest_round()
+    if any(c.status == "draft" for c in review.comments):
+        row.review_state = "drafts"
+    elif latest is None:
+        row.review_state = "none"
+    elif latest.verdict == "approve" and not row.open_comments and not row.answered_comments:
+        row.review_state = "approved"
+    elif row.open_comments:
+        row.review_state = "sent"
+    elif row.answered_comments:
+        row.review_state = "answered"
+    else:
+        row.review_state = "addressed"
+
+
+def _decide_wait(row: Row, review: Review | None) -> None:
+    """Whom the worktree waits on, why, and since when."""
+    agent_busy = row.agent_state in ("working", "active")
+    since = _agent_acted(review, row)
+    if row.problem:
+        row.waits_on, row.reason = "nothing", row.problem
+    elif row.agent_state == "waiting":
+        row.waits_on, row.reason = "reviewer", "the agent asks for permission"
+    elif row.review_state == "drafts":
+        row.waits_on, row.reason = "reviewer", "drafts not sent"
+    elif row.review_state == "sent":
+        row.waits_on, row.reason = "agent", "comments to address"
+    elif row.review_state == "answered":
+        row.waits_on, row.reason = "reviewer", "the agent answered"
+    elif row.review_state == "addressed":
+        row.waits_on, row.reason = "reviewer", "the agent addressed every comment"
+    elif row.review_state == "approved":
+        row.waits_on, row.reason = "nothing", "approved: ready to merge"
+    elif not row.files and not row.ahead:
+        row.waits_on, row.reason = "nothing", "no changes"
+    elif agent_busy:
+        row.waits_on, row.reason = "agent", "the agent is at work"
+    else:
+        row.waits_on, row.reason = "reviewer", "ready for review"
+    if row.waits_on == "reviewer":
+        row.waiting_since = since
+
+
+def _agent_acted(review: Review | None, row: Row) -> float | None:
+    """When the agent last did something: edited, committed, answered, resolved, stopped."""
+    times: list[float | None] = [row.last_change]
+    if review is not None:
+        for comment in review.comments:
+            times.extend(_epoch(reply.at) for reply in comment.thread if reply.author == "agent")
+            if comment.status == "addressed":
+                times.append(_epoch(comment.updated_at))
+    said = activity.read(row.path)
+    if said is not None:
+        times.append(_epoch(said.at))
+    known = [t for t in times if t is not None]
+    return max(known) if known else None
+
+
+def _epoch(stamp: str) -> float | None:
+    try:
+        return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        return None

@@ -1,0 +1,178 @@
+"""The status of every worktree of a repository, read in parallel and kept up to date one
+worktree at a time: what `review status` prints and the overview shows."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from review.overview.radar import Radar
+from review.overview.rows import Repository, Row, default_of, open_repository, read_row
+from review.repo import git
+from review.repo.git import WorktreeEntry
+from review.repo.merge import ConflictHunk, Scratch
+
+SCHEMA = "review-status/1"
+"""The schema of `review status --json`, so that a script (or another machine's review) can
+tell which fields to expect."""
+
+_WAIT_ORDER = {"reviewer": 0, "agent": 1, "nothing": 2}
+
+
+class Overview:
+    """The rows of one repository's worktrees. Not thread-safe: one thread reads and refreshes."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.repo, self._entries = open_repository(path)
+        self.scratch = Scratch(self.repo.common_dir)
+        self.radar = Radar(self.repo, self.scratch)
+        self._rows: dict[Path, Row] = {}
+
+    def close(self) -> None:
+        """Remove the scratch objects of the trial merges."""
+        self.scratch.close()
+
+    def __enter__(self) -> Overview:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    @property
+    def rows(self) -> list[Row]:
+        """The worktrees in git's order, the main one first."""
+        return [self._rows[entry.path] for entry in self._entries if entry.path in self._rows]
+
+    def read_all(self) -> list[Row]:
+        """Read every worktree, in parallel, and the radar between them."""
+        self._read(self._entries)
+        self.radar.apply(self.rows)
+        return self.rows
+
+    def refresh(self, paths: Iterable[Path] = ()) -> list[Row]:
+        """Read again the worktrees at `paths`, and any that appeared; forget those that went.
+
+        Only those worktrees run git again, and the radar merges only their pairs; when the
+        default branch itself moved, every row is measured against it again.
+        """
+        moved = self._default_moved()
+        self._entries = git.list_worktrees(self.repo.home)
+        known = {entry.path for entry in self._entries}
+        self._rows = {path: row for path, row in self._rows.items() if path in known}
+        wanted = set(paths)
+        again = [e for e in self._entries if moved or e.path in wanted or e.path not in self._rows]
+        self._read(again)
+        self.radar.apply(self.rows)
+        return self.rows
+
+    def _default_moved(self) -> bool:
+        default = default_of(self.repo.home)
+        if default == (self.repo.default_branch, self.repo.default_commit):
+            return False
+        self.repo = self.radar.repo = Repository(self.repo.home, *default)
+        return True
+
+    def _read(self, entries: list[WorktreeEntry]) -> None:
+        if not entries:
+            return
+        workers = min(len(entries), 2 * (os.cpu_count() or 2))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for row in pool.map(lambda entry: read_row(entry, self.repo, self.scratch), entries):
+                self._rows[row.path] = row
+
+    def row_at(self, path: Path) -> Row | None:
+        """The row of the worktree that contains `path`: the deepest, for nested worktrees."""
+        holding = [row for row in self._rows.values() if path == row.path or row.path in path.parents]
+        return max(holding, key=lambda row: len(row.path.parts), default=None)
+
+    def conflicts(self, row: Row, other: Row | None) -> list[tuple[str, list[ConflictHunk]]]:
+        """The files and hunks that conflict between two worktrees (None: the default branch)."""
+        return self.radar.conflicts(row, other)
+
+    def queue(self) -> list[Row]:
+        """The worktrees that wait on the reviewer, the one waiting longest first."""
+        waiting = [row for row in self.rows if row.needs_reviewer]
+        return sorted(waiting, key=lambda row: (row.waiting_since is None, row.waiting_since or 0.0))
+
+    def as_json(self) -> dict[str, Any]:
+        """What `review status --json` prints."""
+        return {
+            "schema": SCHEMA,
+            "repo": str(self.repo.common_dir.parent if self.repo.common_dir.name == ".git" else self.repo.common_dir),
+            "default_branch": self.repo.default_branch,
+            "worktrees": [row_json(row) for row in self.rows],
+        }
+
+
+def by_wait(rows: Iterable[Row]) -> list[Row]:
+    """Rows grouped by what they wait on (the reviewer first), the longest waiting first."""
+    return sorted(
+        rows,
+        key=lambda row: (
+            bool(row.problem),
+            _WAIT_ORDER[row.waits_on],
+            row.waiting_since is None,
+            row.waiting_since or 0.0,
+        ),
+    )
+
+
+def row_json(row: Row) -> dict[str, Any]:
+    """One row as `review status --json` writes it."""
+    return {
+        "path": str(row.path),
+        "name": row.name,
+        "branch": row.branch,
+        "head": row.head,
+        "agent": row.agent,
+        "agent_state": row.agent_state,
+        "last_change": stamp(row.last_change),
+        "files": row.files,
+        "added": row.added,
+        "removed": row.removed,
+        "ahead": row.ahead,
+        "behind": row.behind,
+        "review_state": row.review_state,
+        "waits_on": row.waits_on,
+        "reason": row.reason,
+        "waiting_since": stamp(row.waiting_since),
+        "open_comments": row.open_comments,
+        "answered_comments": row.answered_comments,
+        "addressed_comments": row.addressed_comments,
+        "merges_cleanly": row.merges_cleanly,
+        "default_conflict_files": row.default_conflict_files,
+        "overlaps": [
+            {
+                "worktree": str(overlap.worktree),
+                "files": overlap.files,
+                "conflict": overlap.conflict,
+                "conflict_files": overlap.conflict_files,
+            }
+            for overlap in row.overlaps
+        ],
+        "note": row.note or None,
+        "problem": row.problem or None,
+    }
+
+
+def stamp(when: float | None) -> str | None:
+    """A time as the review file writes times, e.g. "2026-11-29T17:41:29Z"."""
+    if when is None:
+        return None
+    return datetime.fromtimestamp(when, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def age(when: float | None, now: float | None = None) -> str:
+    """How long ago, in the largest unit: "12s", "5m", "3h", "2d"; "" when unknown."""
+    if when is None:
+        return ""
+    seconds = max(0, int((now if now is not None else time.time()) - when))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
