@@ -3,7 +3,8 @@
 The repository `tally` (a ledger of expenses) has a few commits on main. Each agent's worktree has
 what agents leave behind: commits on its branch, staged, unstaged and untracked work, a new file, a
 rename and a deletion. The currency and csv-export agents both rewrite `total()` in
-`tally/ledger.py`, so merging both would conflict. Everything is made locally, with fixed dates,
+`tally/ledger.py`, so merging both would conflict; the overview's radar shows it. Two agents have
+finished (their hooks said so in `.review/agent.json`) and one is still at work. Everything is made locally, with fixed dates,
 so two demos are identical.
 
 The project's files are package data, in `review/demo_files/`, one folder per writer: `main/` holds
@@ -18,11 +19,12 @@ from __future__ import annotations
 import itertools
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from review.agents import activity
 from review.errors import ReviewError
 from review.repo.git import run_git
 
@@ -77,10 +79,12 @@ def create(folder: Path | None = None) -> Demo:
         builder.commit(message, paths)
 
     agents: dict[str, Path] = {}
-    for name, build in (("currency", _currency), ("csv-export", _csv_export), ("cleanup", _cleanup)):
+    for name, build, harness, state in _agents():
         worktree = folder / f"tally-{name}"
         builder.git("worktree", "add", "--quiet", "-b", f"agent/{name}", str(worktree), "main")
         build(_Builder(worktree, clock, files=name, author="Agent"))
+        # What the agents' hooks would have said: two have finished and wait, one is at work.
+        activity.record(worktree, state, harness, "demo")
         agents[name] = worktree
     return Demo(folder=folder, repository=repo, agents=agents)
 
@@ -232,3 +236,12 @@ def _cleanup(agent: _Builder) -> None:
     os.chmod(agent.root / "tally/cli.py", 0o755)
     agent.write("tally/py.typed")
     agent.write("NOTES.md")
+
+
+def _agents() -> list[tuple[str, Callable[[_Builder], None], str, activity.State]]:
+    """Each agent: its task, its work, the harness it runs in and what its hooks last said."""
+    return [
+        ("currency", _currency, "claude", "idle"),
+        ("csv-export", _csv_export, "codex", "working"),
+        ("cleanup", _cleanup, "claude", "idle"),
+    ]

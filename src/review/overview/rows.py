@@ -220,15 +220,9 @@ def _read_git(row: Row, worktree: Worktree, repo: Repository, scratch: merge.Scr
         row.problem = "no commits yet"
         return
     row.snapshot = merge.snapshot(worktree, scratch)
-    on_default = repo.default_commit is None or worktree.branch == repo.default_branch
-    base = worktree.head
-    if not on_default and repo.default_commit is not None:
-        base = git.merge_base(worktree, repo.default_commit, worktree.head) or worktree.head
-        counts = git.run_git(
-            worktree.root, "rev-list", "--left-right", "--count", f"{repo.default_commit}...{worktree.head}"
-        )
-        behind, _, ahead = counts.decode().strip().partition("\t")
-        row.behind, row.ahead = int(behind), int(ahead)
+    base, committed = worktree.head, None
+    if repo.default_commit is not None and worktree.branch != repo.default_branch:
+        base, committed = _history(row, worktree, repo.default_commit)
     else:
         row.ahead = row.behind = 0
     numstat = git.run_git(
@@ -236,7 +230,34 @@ def _read_git(row: Row, worktree: Worktree, repo: Repository, scratch: merge.Scr
     )
     changed, row.added, row.removed, row.files = _count(numstat)
     row.changed = frozenset(changed)
-    row.last_change = _last_change(worktree, changed, ahead=bool(row.ahead), scratch=scratch)
+    edited = _last_edit(worktree, changed)
+    row.last_change = max(filter(None, (edited, committed)), default=None)
+
+
+def _history(row: Row, worktree: Worktree, default: str) -> tuple[str, float | None]:
+    """Commits behind and ahead of the default branch, where the branch left it, and when the
+    newest commit of its own was made: all from one `git log` of the two sides."""
+    head = str(worktree.head)
+    out = git.run_git(worktree.root, "log", "--left-right", "--boundary", "--format=%m %H %ct", f"{default}...{head}")
+    behind = ahead = 0
+    bases: list[str] = []
+    committed: float | None = None
+    for line in out.decode().splitlines():
+        mark, commit, when = line.split(" ")
+        if mark == "<":
+            behind += 1
+        elif mark == ">":
+            ahead += 1
+            committed = max(committed or 0.0, float(when))
+        elif mark == "-":
+            bases.append(commit)
+    row.behind, row.ahead = behind, ahead
+    if len(bases) == 1:
+        return bases[0], committed
+    if not behind and not ahead:
+        return head, committed  # the same commit
+    # Several boundaries (criss-cross merges) or none (unrelated histories): ask git.
+    return git.merge_base(worktree, default, head) or head, committed
 
 
 def _count(numstat: bytes) -> tuple[set[str], int, int, int]:
@@ -262,8 +283,8 @@ def _count(numstat: bytes) -> tuple[set[str], int, int, int]:
     return paths, added, removed, files
 
 
-def _last_change(worktree: Worktree, changed: set[str], *, ahead: bool, scratch: merge.Scratch) -> float | None:
-    """The newest edit of a changed file still in the worktree, or of the last commit."""
+def _last_edit(worktree: Worktree, changed: set[str]) -> float | None:
+    """When a changed file still in the worktree was last written."""
     newest: float | None = None
     for path in changed:
         try:
@@ -271,10 +292,6 @@ def _last_change(worktree: Worktree, changed: set[str], *, ahead: bool, scratch:
         except OSError:
             continue
         newest = stamp if newest is None else max(newest, stamp)
-    if ahead and worktree.head is not None:
-        out = git.run_git(worktree.root, "show", "-s", "--format=%ct", worktree.head, env=scratch.env)
-        committed = float(out.decode().strip() or 0)
-        newest = committed if newest is None else max(newest, committed)
     return newest
 
 

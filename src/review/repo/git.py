@@ -314,8 +314,7 @@ def _index_copy(worktree: Worktree) -> Iterator[dict[str, str]]:
     folder = tempfile.mkdtemp(prefix="review-index-")
     try:
         index = os.path.join(folder, "index")
-        real = run_git(worktree.root, "rev-parse", "--git-path", "index").decode().strip()
-        real_path = Path(real) if os.path.isabs(real) else worktree.root / real
+        real_path = _index_path(worktree)
         if real_path.exists():
             # copy2 keeps the index's modification time: git compares it with each file's to
             # find entries that may have changed in the same second ("racily clean"); a copy
@@ -324,6 +323,14 @@ def _index_copy(worktree: Worktree) -> Iterator[dict[str, str]]:
         yield {"GIT_INDEX_FILE": index}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _index_path(worktree: Worktree) -> Path:
+    """The worktree's index file: in its git folder, unless the environment says otherwise."""
+    if "GIT_INDEX_FILE" not in os.environ:
+        return worktree.git_dir / "index"
+    real = run_git(worktree.root, "rev-parse", "--git-path", "index").decode().strip()
+    return Path(real) if os.path.isabs(real) else worktree.root / real
 
 
 def blob_sizes(worktree: Worktree, ids: Sequence[str]) -> dict[str, int]:
@@ -356,8 +363,10 @@ def snapshot(worktree: Worktree, message: str, env: dict[str, str] | None = None
     extra = env or {}
     with _index_copy(worktree) as index:
         env = {**index, **extra}
-        run_git(worktree.root, "add", "--all", env=env)
-        run_git(worktree.root, "rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", STATE_FOLDER, env=env)
+        # review's own folder stays out even where its .gitignore is gone (pathspec magic needs
+        # non-literal pathspecs for this one call).
+        exclude = {"GIT_LITERAL_PATHSPECS": "0"}
+        run_git(worktree.root, "add", "--all", "--", ".", f":(exclude){STATE_FOLDER}", env={**env, **exclude})
         tree = run_git(worktree.root, "write-tree", env=env).decode().strip()
     parents = ["-p", worktree.head] if worktree.head else []
     # The snapshot is review's own record, so it needs no user name or email from git config.
