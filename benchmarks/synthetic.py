@@ -105,6 +105,53 @@ def generate(
     return result
 
 
+def fleet(root: Path, *, worktrees: int = 50, files: int = 20, lines: int = 100, seed: int = 1) -> Synthetic:
+    """A repository with many agents at once, as the overview meets it.
+
+    Each worktree rewrites half the lines of `files` files of its own (`files * lines` changed
+    lines: half committed, half not) and a few lines of one of five shared files; worktrees on
+    the same shared file overlap, and those on the same lines of it conflict. With 50
+    worktrees: 225 overlapping pairs, 40 of them conflicting.
+    """
+    rng = random.Random(seed)
+    repo = root / "repo"
+    repo.mkdir(parents=True)
+    git = _Git(repo)
+    git("init", "--quiet", "--initial-branch=main")
+    own = [[f"src/area_{n}/module_{m}.py" for m in range(files)] for n in range(worktrees)]
+    shared = [f"src/shared/registry_{k}.py" for k in range(5)]
+    for name in [path for paths in own for path in paths]:
+        _write(repo / name, _source(rng, lines))
+    for name in shared:
+        _write(repo / name, _source(rng, 300))
+    git("add", "--all")
+    git("commit", "--quiet", "-m", "Initial import")
+    result = Synthetic(repository=repo)
+    for number in range(worktrees):
+        path = root / f"agent-{number + 1}"
+        git("worktree", "add", "--quiet", "-b", f"agent-{number + 1}", str(path), "main")
+        work = _Git(path)
+        half = files // 2
+        for name in own[number][:half]:
+            _rewrite(rng, path / name, 0.5)
+        block = 60 * ((number // 5) % 4)
+        _rewrite_lines(rng, path / shared[number % 5], range(block, block + 5))
+        work("add", "--all")
+        work("commit", "--quiet", "-m", "Agent work")
+        for name in own[number][half:]:
+            _rewrite(rng, path / name, 0.5)
+        _write(path / "notes" / f"agent_{number + 1}.md", "# what I did\n")
+        result.worktrees.append(path)
+    return result
+
+
+def _rewrite_lines(rng: random.Random, file: Path, numbers: range) -> None:
+    lines = file.read_text().split("\n")[:-1]
+    for index in numbers:
+        lines[index] = _line(rng) + " changed"
+    file.write_text("".join(line + "\n" for line in lines))
+
+
 def _history_commit(rng: random.Random, repo: Path, live: list[str], number: int) -> None:
     """One commit's worth of every kind of change git can record."""
     for name in rng.sample(live, min(len(live), 3)):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -149,37 +150,86 @@ def _find(path: Path) -> Worktree:
         return Worktree(root=folder, git_dir=folder, common_dir=folder, branch=None, head=None)
 
 
+@dataclass
+class Reading:
+    """A row half read: what each worktree gives on its own, before the parts that one git
+    process reads for many worktrees at once (`finish`)."""
+
+    row: Row
+    worktree: Worktree | None = None
+    tree: str | None = None
+    """The tree of the worktree as it is now."""
+    base: str | None = None
+    """Where its diff starts: where the branch left the default branch, or HEAD."""
+    committed: float | None = None
+    """When its newest commit of its own was made."""
+    review: Review | None = None
+
+
 def read_row(entry: WorktreeEntry, repo: Repository, scratch: merge.Scratch) -> Row:
     """The row of one worktree. What cannot be read becomes the row's `problem`, never an error."""
+    return finish([start(entry, repo, scratch)], repo, scratch)[0]
+
+
+def start(entry: WorktreeEntry, repo: Repository, scratch: merge.Scratch) -> Reading:
+    """Read what one worktree gives on its own (safe to run for many worktrees in parallel)."""
     row = Row(path=entry.path, name=entry.path.name, branch=entry.branch, head=entry.head)
+    reading = Reading(row)
     if entry.bare:
         row.problem = "bare repository: it has no working tree to review"
-        return row
+        return reading
     if not entry.path.is_dir():
         row.problem = "its folder is gone; `git worktree prune` forgets it"
-        return row
+        return reading
     if entry.locked is not None:
         row.note = f"locked: {entry.locked}" if entry.locked else "locked"
     try:
-        worktree = _worktree(entry, repo)
+        reading.worktree = _worktree(entry, repo)
     except ReviewError as error:
         row.problem = str(error)
-        return row
-    row.note = "; ".join(filter(None, (row.note, _operation(worktree.git_dir))))
+        return reading
+    doing = _operation(reading.worktree.git_dir)
+    if not doing and entry.detached:
+        # Work on no branch is easily lost, and the row has no branch to name; a rebase
+        # detaches HEAD too, but saying it is a rebase says more.
+        doing = "detached HEAD"
+    row.note = "; ".join(filter(None, (row.note, doing)))
     try:
-        _read_git(row, worktree, repo, scratch)
+        _read_git(reading, repo, scratch)
     except ReviewError as error:
         row.problem = f"git: {error}"
-    _read_agent(row)
     try:
-        review = Store(entry.path).read()
+        reading.review = Store(entry.path).read()
     except ReviewError as error:
         row.problem = row.problem or str(error)
-        review = None
-    if review is not None:
-        _read_review(row, review)
-    _decide_wait(row, review)
-    return row
+    if reading.review is not None:
+        _read_review(row, reading.review)
+    return reading
+
+
+def finish(readings: Sequence[Reading], repo: Repository, scratch: merge.Scratch) -> list[Row]:
+    """Complete the rows: snapshot commits and diff sizes for all of them from one git process
+    each, then what follows from those (the last change, the agent's activity, the wait)."""
+    measured = [r for r in readings if r.tree is not None and r.base is not None and r.row.head is not None]
+    try:
+        commits = merge.snapshot_commits(repo.root, [(str(r.tree), str(r.row.head)) for r in measured], scratch)
+        stats = merge.numstats(repo.root, [(str(r.base), c) for r, c in zip(measured, commits, strict=True)], scratch)
+    except ReviewError as error:
+        for reading in measured:
+            reading.row.problem = reading.row.problem or f"git: {error}"
+        commits, stats = [], []
+    for reading, commit, numstat in zip(measured, commits, stats, strict=False):
+        row = reading.row
+        row.snapshot = commit
+        changed, row.added, row.removed, row.files = _count(numstat)
+        row.changed = frozenset(changed)
+        edited = _last_edit(reading.worktree, changed) if reading.worktree else None
+        row.last_change = max(filter(None, (edited, reading.committed)), default=None)
+    for reading in readings:
+        if reading.worktree is not None:
+            _read_agent(reading.row)
+            _decide_wait(reading.row, reading.review)
+    return [reading.row for reading in readings]
 
 
 def _worktree(entry: WorktreeEntry, repo: Repository) -> Worktree:
@@ -215,23 +265,18 @@ def _operation(git_dir: Path) -> str:
     return ""
 
 
-def _read_git(row: Row, worktree: Worktree, repo: Repository, scratch: merge.Scratch) -> None:
+def _read_git(reading: Reading, repo: Repository, scratch: merge.Scratch) -> None:
+    worktree, row = reading.worktree, reading.row
+    assert worktree is not None
     if worktree.head is None:
         row.problem = "no commits yet"
         return
-    row.snapshot = merge.snapshot(worktree, scratch)
-    base, committed = worktree.head, None
+    reading.tree = merge.snapshot_tree(worktree, scratch)
+    reading.base = worktree.head
     if repo.default_commit is not None and worktree.branch != repo.default_branch:
-        base, committed = _history(row, worktree, repo.default_commit)
+        reading.base, reading.committed = _history(row, worktree, repo.default_commit)
     else:
         row.ahead = row.behind = 0
-    numstat = git.run_git(
-        worktree.root, "diff", "--numstat", "-z", "--find-renames", "--no-ext-diff", base, row.snapshot, env=scratch.env
-    )
-    changed, row.added, row.removed, row.files = _count(numstat)
-    row.changed = frozenset(changed)
-    edited = _last_edit(worktree, changed)
-    row.last_change = max(filter(None, (edited, committed)), default=None)
 
 
 def _history(row: Row, worktree: Worktree, default: str) -> tuple[str, float | None]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from review.overview.radar import Radar
-from review.overview.rows import Repository, Row, default_of, open_repository, read_row
+from review.overview.rows import Repository, Row, default_of, finish, open_repository, start
 from review.repo import git
 from review.repo.git import WorktreeEntry
 from review.repo.merge import ConflictHunk, Scratch
@@ -82,8 +82,9 @@ class Overview:
             return
         workers = min(len(entries), 2 * (os.cpu_count() or 2))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            for row in pool.map(lambda entry: read_row(entry, self.repo, self.scratch), entries):
-                self._rows[row.path] = row
+            readings = list(pool.map(lambda entry: start(entry, self.repo, self.scratch), entries))
+        for row in finish(readings, self.repo, self.scratch):
+            self._rows[row.path] = row
 
     def row_at(self, path: Path) -> Row | None:
         """The row of the worktree that contains `path`: the deepest, for nested worktrees."""

@@ -360,25 +360,33 @@ def snapshot(worktree: Worktree, message: str, env: dict[str, str] | None = None
     """A commit of everything in the working tree now, uncommitted and untracked work included
     (ignored files left out), on top of HEAD. The real index is not touched; `env` may send the
     objects elsewhere (a scratch store)."""
-    extra = env or {}
+    tree = working_tree(worktree, env)
+    parents = ["-p", worktree.head] if worktree.head else []
+    return (
+        run_git(worktree.root, "commit-tree", tree, *parents, "-m", message, env={**SNAPSHOT_AUTHOR, **(env or {})})
+        .decode()
+        .strip()
+    )
+
+
+SNAPSHOT_AUTHOR = {
+    "GIT_AUTHOR_NAME": "review",
+    "GIT_AUTHOR_EMAIL": "review@localhost",
+    "GIT_COMMITTER_NAME": "review",
+    "GIT_COMMITTER_EMAIL": "review@localhost",
+}
+"""Snapshots are review's own records, so they need no user name or email from git config."""
+
+
+def working_tree(worktree: Worktree, env: dict[str, str] | None = None) -> str:
+    """The tree of everything in the working tree now, as `snapshot` records it."""
     with _index_copy(worktree) as index:
-        env = {**index, **extra}
+        staging = {**index, **(env or {})}
         # review's own folder stays out even where its .gitignore is gone (pathspec magic needs
         # non-literal pathspecs for this one call).
         exclude = {"GIT_LITERAL_PATHSPECS": "0"}
-        run_git(worktree.root, "add", "--all", "--", ".", f":(exclude){STATE_FOLDER}", env={**env, **exclude})
-        tree = run_git(worktree.root, "write-tree", env=env).decode().strip()
-    parents = ["-p", worktree.head] if worktree.head else []
-    # The snapshot is review's own record, so it needs no user name or email from git config.
-    author = {
-        "GIT_AUTHOR_NAME": "review",
-        "GIT_AUTHOR_EMAIL": "review@localhost",
-        "GIT_COMMITTER_NAME": "review",
-        "GIT_COMMITTER_EMAIL": "review@localhost",
-    }
-    return (
-        run_git(worktree.root, "commit-tree", tree, *parents, "-m", message, env={**author, **extra}).decode().strip()
-    )
+        run_git(worktree.root, "add", "--all", "--", ".", f":(exclude){STATE_FOLDER}", env={**staging, **exclude})
+        return run_git(worktree.root, "write-tree", env=staging).decode().strip()
 
 
 def keep(worktree: Worktree, ref: str, commit: str) -> None:

@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from review.errors import GitFailed
 from review.repo import git
@@ -70,16 +71,22 @@ def trial_merges(root: Path, pairs: Sequence[tuple[str, str]], scratch: Scratch)
     if not pairs:
         return []
     # A conflicted merge costs git milliseconds of content merging: spread many over the cores.
-    chunks = [list(pairs[at : at + _CHUNK]) for at in range(0, len(pairs), _CHUNK)]
-    if len(chunks) == 1:
-        return _merge_or_isolate(root, pairs, scratch)
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        done = pool.map(lambda chunk: _merge_or_isolate(root, chunk, scratch), chunks)
-        return [made for chunk in done for made in chunk]
+    return _spread(pairs, lambda chunk: _merge_or_isolate(root, chunk, scratch))
 
 
 _CHUNK = 32
-"""Merges given to one git process."""
+"""Pairs given to one git process."""
+
+_T = TypeVar("_T")
+
+
+def _spread(pairs: Sequence[tuple[str, str]], run: Callable[[Sequence[tuple[str, str]]], list[_T]]) -> list[_T]:
+    """`run` over chunks of `pairs` in parallel git processes, the results in the pairs' order."""
+    chunks = [pairs[at : at + _CHUNK] for at in range(0, len(pairs), _CHUNK)]
+    if len(chunks) == 1:
+        return run(pairs)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        return [made for done in pool.map(run, chunks) for made in done]
 
 
 def _merge_or_isolate(root: Path, pairs: Sequence[tuple[str, str]], scratch: Scratch) -> list[Merge]:
@@ -166,6 +173,61 @@ def conflict_hunks(root: Path, tree: str, path: str, scratch: Scratch) -> list[C
     return hunks
 
 
-def snapshot(worktree: Worktree, scratch: Scratch) -> str:
-    """A commit of the worktree as it is now (see `git.snapshot`), written into the scratch store."""
-    return git.snapshot(worktree, "review: trial merge", env=scratch.env)
+def snapshot_tree(worktree: Worktree, scratch: Scratch) -> str:
+    """The tree of the worktree as it is now (see `git.working_tree`), in the scratch store."""
+    return git.working_tree(worktree, env=scratch.env)
+
+
+def snapshot_commits(root: Path, trees: Sequence[tuple[str, str]], scratch: Scratch) -> list[str]:
+    """A commit for each (tree, parent), made by one git process: a merge needs commits, and a
+    commit of the same tree on the same parent is always the same commit, so merges tried with
+    it are known by it."""
+    if not trees:
+        return []
+    who = f"{git.SNAPSHOT_AUTHOR['GIT_AUTHOR_NAME']} <{git.SNAPSHOT_AUTHOR['GIT_AUTHOR_EMAIL']}> 946684800 +0000"
+    folder = scratch.folder / "commits"
+    folder.mkdir(exist_ok=True)
+    paths = []
+    for number, (tree, parent) in enumerate(trees):
+        text = f"tree {tree}\nparent {parent}\nauthor {who}\ncommitter {who}\n\nreview: trial merge\n"
+        path = folder / f"{number}"
+        path.write_text(text, encoding="utf-8")
+        paths.append(str(path))
+    out = git.run_git(
+        root,
+        "hash-object",
+        "-t",
+        "commit",
+        "-w",
+        "--stdin-paths",
+        input="\n".join(paths).encode() + b"\n",
+        env=scratch.env,
+    )
+    return out.decode().split()
+
+
+def numstats(root: Path, pairs: Sequence[tuple[str, str]], scratch: Scratch) -> list[bytes]:
+    """`git diff --numstat -z` from each (old, new) pair of commits (one git process for many)."""
+    return _spread(pairs, lambda chunk: _numstats(root, chunk, scratch)) if pairs else []
+
+
+def _numstats(root: Path, pairs: Sequence[tuple[str, str]], scratch: Scratch) -> list[bytes]:
+    # A line "NEW OLD" asks for NEW's changes against OLD as its parent; git echoes NEW before them.
+    lines = "".join(f"{new} {old}\n" for old, new in pairs).encode()
+    out = git.run_git(
+        root, "diff-tree", "--stdin", "-r", "--numstat", "-z", *git.DIFF_OPTIONS, input=lines, env=scratch.env
+    )
+    echoes = [f"{new}\0".encode() for _, new in pairs]
+    found = []
+    at = 0
+    for number, echo in enumerate(echoes):
+        start = out.find(echo, at)
+        if start < 0:  # nothing changed: git printed nothing for it
+            found.append(b"")
+            continue
+        start += len(echo)
+        later = [out.find(other, start) for other in echoes[number + 1 :]]
+        end = min((place for place in later if place >= 0), default=len(out))
+        found.append(out[start:end])
+        at = end
+    return found
