@@ -62,11 +62,15 @@ class Radar:
     def conflicts(self, a: Row, b: Row | None) -> list[tuple[str, list[ConflictHunk]]]:
         """The conflicting files of merging `a` and `b` (None: the default branch), each with
         its conflicting hunks; empty when they merge cleanly or were not tried."""
-        key = (str(a.snapshot), str(b.snapshot)) if b is not None else (str(self.repo.default_commit), str(a.snapshot))
-        tried = self._merges.get(key)
-        swapped = tried is None
-        if swapped:
-            tried = self._merges.get((key[1], key[0]))
+        if b is not None:
+            tried = self._merges.get((str(a.snapshot), str(b.snapshot)))
+            swapped = tried is None
+            if swapped:
+                tried = self._merges.get((str(b.snapshot), str(a.snapshot)))
+        else:
+            # Merges into the default branch are tried with the default branch as ours.
+            tried = self._merges.get((str(self.repo.default_commit), str(a.snapshot)))
+            swapped = True
         if tried is None or tried.tree is None or tried.clean:
             return []
         found = []

@@ -228,7 +228,9 @@ def finish(readings: Sequence[Reading], repo: Repository, scratch: merge.Scratch
     for reading in readings:
         if reading.worktree is not None:
             _read_agent(reading.row)
-            _decide_wait(reading.row, reading.review)
+        # Also for a row with no worktree to read (its folder gone, a bare repository), so that
+        # its reason says what is wrong, as every other row's does.
+        _decide_wait(reading.row, reading.review)
     return [reading.row for reading in readings]
 
 

@@ -1,0 +1,173 @@
+"""The status of every worktree as scripts read it (`review status --json`) and the order the
+reviewer goes through them in: `review.overview.status`."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import Repo
+from review.agents import activity
+from review.overview.status import Overview, age, by_wait, stamp
+from review.state.store import Store
+
+
+@pytest.fixture
+def overview() -> Iterator[Callable[[Path], Overview]]:
+    """Open an overview of a repository; closed at the end of the test."""
+    opened: list[Overview] = []
+
+    def open_(path: Path) -> Overview:
+        made = Overview(path)
+        opened.append(made)
+        return made
+
+    yield open_
+    for made in opened:
+        made.close()
+
+
+def app_with(**lines: str) -> str:
+    """src/app.py with some lines replaced, e.g. `app_with(l5="five")`."""
+    text = [f"line {n}" for n in range(1, 21)]
+    for key, value in lines.items():
+        text[int(key.removeprefix("l")) - 1] = value
+    return "".join(f"{line}\n" for line in text)
+
+
+def edited_ago(tree: Repo, seconds: float) -> float:
+    """A new file in the worktree, last changed `seconds` ago, and nothing else: its work waits
+    on the reviewer since then."""
+    path = tree.write("notes.md", f"{tree.root.name}\n")
+    moment = time.time() - seconds
+    os.utime(path, (moment, moment))
+    return moment
+
+
+DESIGNED = {
+    "path",
+    "branch",
+    "agent",
+    "agent_state",
+    "last_change",
+    "files",
+    "added",
+    "removed",
+    "ahead",
+    "behind",
+    "review_state",
+    "waits_on",
+    "open_comments",
+    "answered_comments",
+    "addressed_comments",
+    "overlaps",
+}
+"""The fields of a worktree that DESIGN.md lists for `review status --json`."""
+EXTRA = {
+    "name",
+    "head",
+    "reason",
+    "waiting_since",
+    "merges_cleanly",
+    "default_conflict_files",
+    "note",
+    "problem",
+}
+"""The fields the overview adds to them."""
+
+
+def test_the_json_has_the_designed_fields_and_the_overviews_own(
+    project: Repo, overview: Callable[[Path], Overview]
+) -> None:
+    one, two = project.worktree("one", "agent/one"), project.worktree("two", "agent/two")
+    one.write("src/app.py", app_with(l5="five by one"))
+    two.write("src/app.py", app_with(l5="five by two"))
+    opened = overview(project.root)
+    opened.read_all()
+    status = json.loads(json.dumps(opened.as_json()))
+    assert set(status) == {"schema", "repo", "default_branch", "worktrees"}
+    assert (status["schema"], status["repo"], status["default_branch"]) == (
+        "review-status/1",
+        str(project.root),
+        "main",
+    )
+    assert [set(worktree) for worktree in status["worktrees"]] == [DESIGNED | EXTRA] * 3
+    assert status["worktrees"][1]["overlaps"] == [
+        {"worktree": str(two.root), "files": ["src/app.py"], "conflict": True, "conflict_files": ["src/app.py"]}
+    ]
+
+
+def test_the_json_gives_a_worktrees_row_as_read(project: Repo, overview: Callable[[Path], Overview]) -> None:
+    one = project.worktree("one", "agent/one")
+    moment = edited_ago(one, 600)
+    opened = overview(project.root)
+    opened.read_all()
+    row = opened.as_json()["worktrees"][1]
+    assert {key: row[key] for key in ("path", "name", "branch", "files", "added", "removed", "ahead", "behind")} == {
+        "path": str(one.root),
+        "name": "one",
+        "branch": "agent/one",
+        "files": 1,
+        "added": 1,
+        "removed": 0,
+        "ahead": 0,
+        "behind": 0,
+    }
+    assert (row["agent"], row["agent_state"], row["review_state"]) == (None, "unknown", "none")
+    assert (row["waits_on"], row["reason"]) == ("reviewer", "ready for review")
+    assert row["last_change"] == row["waiting_since"] == stamp(moment)
+    assert (row["merges_cleanly"], row["note"], row["problem"]) == (True, None, None)
+
+
+def test_a_time_is_written_as_the_review_file_writes_times() -> None:
+    assert stamp(1_800_000_000.7) == "2027-01-15T08:00:00Z"
+    assert stamp(None) is None
+
+
+def test_the_queue_is_the_reviewers_worktrees_the_longest_waiting_first(
+    project: Repo, overview: Callable[[Path], Overview]
+) -> None:
+    trees = {name: project.worktree(name, f"agent/{name}") for name in ("a", "b", "c", "busy", "broken")}
+    edited_ago(trees["a"], 3000)
+    edited_ago(trees["b"], 1000)
+    edited_ago(trees["c"], 2000)
+    edited_ago(trees["busy"], 4000)
+    activity.record(trees["busy"].root, "working", "claude", "UserPromptSubmit")
+    edited_ago(trees["broken"], 5000)
+    Store(trees["broken"].root).make_folder()
+    Store(trees["broken"].root).path.write_text("garbage")
+    opened = overview(project.root)
+    opened.read_all()
+    assert [row.name for row in opened.queue()] == ["a", "c", "b"]
+
+
+def test_rows_group_by_what_they_wait_on_the_reviewer_first_and_problems_last(
+    project: Repo, overview: Callable[[Path], Overview]
+) -> None:
+    trees = {name: project.worktree(name, f"agent/{name}") for name in ("new", "old", "busy", "broken")}
+    edited_ago(trees["new"], 100)
+    edited_ago(trees["old"], 200)
+    edited_ago(trees["busy"], 300)
+    activity.record(trees["busy"].root, "working", "claude", "UserPromptSubmit")
+    Store(trees["broken"].root).make_folder()
+    Store(trees["broken"].root).path.write_text("garbage")
+    opened = overview(project.root)
+    assert [row.name for row in by_wait(opened.read_all())] == ["old", "new", "busy", "repo", "broken"]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "says"),
+    [(0, "0s"), (59, "59s"), (60, "1m"), (3599, "59m"), (3600, "1h"), (86399, "23h"), (2 * 86400 + 5, "2d")],
+)
+def test_an_age_is_told_in_its_largest_unit(seconds: int, says: str) -> None:
+    assert age(1000.0, now=1000.0 + seconds) == says
+
+
+def test_an_unknown_time_has_no_age_and_a_future_one_is_now() -> None:
+    assert age(None) == ""
+    assert age(2000.0, now=1000.0) == "0s"
