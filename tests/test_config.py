@@ -65,3 +65,18 @@ def test_an_unknown_theme_is_refused_before_the_screen_opens(project: Repo) -> N
     done = subprocess.run([review_command()], cwd=project.root, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert "unknown theme 'no-such-theme'" in done.stderr
+
+
+def test_the_overview_s_notifications_are_set_in_their_table() -> None:
+    assert load_config().notify == "auto"
+    write_config('[overview]\nnotify = "off"\n')
+    assert load_config().notify == "off"
+
+
+@pytest.mark.parametrize(
+    "text", ['[overview]\nnotify = "loud"\n', "[overview]\nnotify = false\n", 'overview = "off"\n']
+)
+def test_a_notify_setting_that_is_not_one_of_the_ways_is_refused(text: str) -> None:
+    path = write_config(text)
+    with pytest.raises(BadConfig, match=str(path)):
+        load_config()

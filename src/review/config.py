@@ -5,6 +5,9 @@
     split = true                   # open in the split view
     [keys]
     next_hunk = "ctrl+n"           # binding id = key, or several keys separated by commas
+    [overview]
+    notify = "auto"                # how the terminal is told that a worktree needs you:
+                                   # auto, bell, osc9, osc777 (desktop notifications), off
 
 `?` in the viewer lists every binding id with its key.
 """
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from review.errors import BadConfig
+from review.overview.attention import NOTIFY, Notify
 
 _THEME_ALIASES = {"dark": "textual-dark", "light": "textual-light"}
 
@@ -29,6 +33,8 @@ class Config:
     keys: dict[str, str] = field(default_factory=dict)
     agents: tuple[str, ...] = ()
     """More program names that `review watch` recognises as agents."""
+    notify: Notify = "auto"
+    """How the overview tells the terminal that a worktree calls for the reviewer."""
 
 
 def config_path() -> Path:
@@ -67,6 +73,11 @@ def load_config(path: Path | None = None) -> Config:
     assert isinstance(agents, list)
     if not all(isinstance(agent, str) for agent in agents):
         raise BadConfig(f"{path}: 'agents' must be a list of program names")
+    overview = expect("overview", dict, {})
+    assert isinstance(overview, dict)
+    notify = overview.get("notify", "auto")
+    if notify not in NOTIFY:
+        raise BadConfig(f"{path}: overview.notify must be one of {', '.join(NOTIFY)}, not {notify!r}")
     theme = str(expect("theme", str, "textual-dark"))
     syntax = expect("syntax_theme", str, "")
     return Config(
@@ -75,4 +86,5 @@ def load_config(path: Path | None = None) -> Config:
         split=bool(expect("split", bool, False)),
         keys=dict(keys),
         agents=tuple(agents),
+        notify=notify,
     )
