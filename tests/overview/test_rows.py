@@ -22,7 +22,7 @@ from review.repo.git import find_worktree
 from review.repo.lines import FileReader
 from review.state import comments, rounds
 from review.state.comments import Where
-from review.state.model import Verdict
+from review.state.model import Review, Verdict
 from review.state.store import Store
 
 
@@ -302,6 +302,44 @@ def test_approved_work_waits_on_nothing(idle: Repo, project: Repo, overview: Cal
     send(idle, "approve")
     row = row_of(overview(project.root), idle)
     assert (row.review_state, row.waits_on, row.reason) == ("approved", "nothing", "approved: ready to merge")
+
+
+def test_approved_work_that_changed_since_waits_on_the_reviewer_again(
+    idle: Repo, project: Repo, overview: Callable[[Path], Overview]
+) -> None:
+    send(idle, "approve")
+    idle.write("src/app.py", "changed after the approval\n")
+    row = row_of(overview(project.root), idle)
+    assert (row.review_state, row.waits_on, row.reason) == ("approved", "reviewer", "changed since it was approved")
+
+
+def test_a_comment_reopened_after_the_agent_resolved_it_is_the_agents_again(
+    idle: Repo, project: Repo, overview: Callable[[Path], Overview]
+) -> None:
+    id = draft(idle)
+    send(idle)
+    comments.resolve(Store(idle.root), id, "renamed it")
+    comments.set_status(Store(idle.root), id, "open")
+
+    def a_second_later(review: Review) -> None:  # the reviewer reopens it after the agent's note
+        review.comment(id).updated_at = "2099-01-01T00:00:00Z"
+
+    Store(idle.root).update(a_second_later)
+    row = row_of(overview(project.root), idle)
+    assert (row.review_state, row.waits_on, row.open_comments, row.answered_comments) == ("sent", "agent", 1, 0)
+
+
+def test_a_round_of_a_summary_alone_is_the_agents_until_its_work_changes(
+    idle: Repo, project: Repo, overview: Callable[[Path], Overview]
+) -> None:
+    store, read = review_of(idle)
+    make_old(idle, "src/app.py")
+    rounds.send(store, find_worktree(idle.root), "request_changes", "split this into two commits", read)
+    row = row_of(overview(project.root), idle)
+    assert (row.review_state, row.waits_on) == ("sent", "agent")
+    idle.write("src/app.py", "one of two\n")
+    row = row_of(overview(project.root), idle)
+    assert (row.review_state, row.waits_on) == ("addressed", "reviewer")
 
 
 def test_an_agent_at_work_on_unreviewed_changes_is_waited_on(

@@ -171,3 +171,25 @@ def test_an_age_is_told_in_its_largest_unit(seconds: int, says: str) -> None:
 def test_an_unknown_time_has_no_age_and_a_future_one_is_now() -> None:
     assert age(None) == ""
     assert age(2000.0, now=1000.0) == "0s"
+
+
+def test_a_long_followed_overview_starts_a_new_scratch_store_and_removes_the_old(
+    project: Repo, overview: Callable[[Path], Overview], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from review.overview import status
+
+    monkeypatch.setattr(status, "RENEW_AFTER", 3)
+    one = project.worktree("one", "agent/one")
+    two = project.worktree("two", "agent/two")
+    for tree in (one, two):
+        tree.write("src/app.py", f"{tree.root.name}\n")
+    seen = overview(project.root)
+    seen.read_all()
+    first = seen.scratch.folder
+    rows = {row.path: row for row in seen.refresh([one.root])}
+    assert seen.scratch.folder != first and not first.exists()
+    # every row was read into the new store, and the radar merges there
+    assert all(row.snapshot for row in rows.values())
+    conflict = next(o for o in rows[one.root].overlaps if o.worktree == two.root)
+    assert conflict.conflict is True
+    assert seen.conflicts(rows[one.root], rows[two.root])

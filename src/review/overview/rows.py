@@ -164,6 +164,8 @@ class Reading:
     committed: float | None = None
     """When its newest commit of its own was made."""
     review: Review | None = None
+    approved_then_changed: bool = False
+    """The last round approved the work, and the work changed since."""
 
 
 def read_row(entry: WorktreeEntry, repo: Repository, scratch: merge.Scratch) -> Row:
@@ -202,8 +204,7 @@ def start(entry: WorktreeEntry, repo: Repository, scratch: merge.Scratch) -> Rea
         reading.review = Store(entry.path).read()
     except ReviewError as error:
         row.problem = row.problem or str(error)
-    if reading.review is not None:
-        _read_review(row, reading.review)
+    reading.approved_then_changed = _changed_since_approval(reading, repo)
     return reading
 
 
@@ -228,9 +229,11 @@ def finish(readings: Sequence[Reading], repo: Repository, scratch: merge.Scratch
     for reading in readings:
         if reading.worktree is not None:
             _read_agent(reading.row)
+        if reading.review is not None:
+            _read_review(reading.row, reading.review)
         # Also for a row with no worktree to read (its folder gone, a bare repository), so that
         # its reason says what is wrong, as every other row's does.
-        _decide_wait(reading.row, reading.review)
+        _decide_wait(reading.row, reading.review, reading.approved_then_changed)
     return [reading.row for reading in readings]
 
 
@@ -352,8 +355,24 @@ def _read_agent(row: Row) -> None:
         row.agent_state = "active"
 
 
+def _changed_since_approval(reading: Reading, repo: Repository) -> bool:
+    latest = reading.review.latest_round() if reading.review else None
+    if latest is None or latest.verdict != "approve" or not latest.snapshot or reading.tree is None:
+        return False
+    try:
+        approved = git.run_git(repo.root, "rev-parse", "--verify", "--quiet", f"{latest.snapshot}^{{tree}}", ok=(0, 1))
+    except ReviewError:
+        return False
+    return bool(approved.strip()) and approved.decode().strip() != reading.tree
+
+
 def _read_review(row: Row, review: Review) -> None:
-    answered = [c for c in review.open_comments() if c.thread and c.thread[-1].author == "agent"]
+    # An open comment is answered when the agent spoke last, after it was last reopened.
+    answered = [
+        c
+        for c in review.open_comments()
+        if c.thread and c.thread[-1].author == "agent" and c.thread[-1].at >= c.updated_at
+    ]
     row.answered_comments = len(answered)
     row.open_comments = len(review.open_comments()) - len(answered)
     row.addressed_comments = sum(c.status == "addressed" for c in review.comments)
@@ -364,7 +383,8 @@ def _read_review(row: Row, review: Review) -> None:
         row.review_state = "none"
     elif latest.verdict == "approve" and not row.open_comments and not row.answered_comments:
         row.review_state = "approved"
-    elif row.open_comments:
+    elif row.open_comments or (not latest.comment_ids and not _worked_since(row, latest.sent_at)):
+        # A round of a summary alone is the agent's to act on until its work changes.
         row.review_state = "sent"
     elif row.answered_comments:
         row.review_state = "answered"
@@ -372,7 +392,12 @@ def _read_review(row: Row, review: Review) -> None:
         row.review_state = "addressed"
 
 
-def _decide_wait(row: Row, review: Review | None) -> None:
+def _worked_since(row: Row, stamp: str) -> bool:
+    sent = _epoch(stamp)
+    return row.last_change is not None and sent is not None and row.last_change > sent
+
+
+def _decide_wait(row: Row, review: Review | None, approved_then_changed: bool = False) -> None:
     """Whom the worktree waits on, why, and since when."""
     agent_busy = row.agent_state in ("working", "active")
     since = _agent_acted(review, row)
@@ -388,6 +413,8 @@ def _decide_wait(row: Row, review: Review | None) -> None:
         row.waits_on, row.reason = "reviewer", "the agent answered"
     elif row.review_state == "addressed":
         row.waits_on, row.reason = "reviewer", "the agent addressed every comment"
+    elif row.review_state == "approved" and approved_then_changed:
+        row.waits_on, row.reason = "reviewer", "changed since it was approved"
     elif row.review_state == "approved":
         row.waits_on, row.reason = "nothing", "approved: ready to merge"
     elif not row.files and not row.ahead:

@@ -21,6 +21,9 @@ SCHEMA = "review-status/1"
 """The schema of `review status --json`, so that a script (or another machine's review) can
 tell which fields to expect."""
 
+RENEW_AFTER = 2000
+"""Rows read into one scratch store before the next refresh starts a new one."""
+
 _WAIT_ORDER = {"reviewer": 0, "agent": 1, "nothing": 2}
 
 
@@ -32,6 +35,8 @@ class Overview:
         self.scratch = Scratch(self.repo.common_dir)
         self.radar = Radar(self.repo, self.scratch)
         self._rows: dict[Path, Row] = {}
+        self._reads = 0
+        """Rows read into the scratch store since it was made."""
 
     def close(self) -> None:
         """Remove the scratch objects of the trial merges."""
@@ -60,7 +65,7 @@ class Overview:
         Only those worktrees run git again, and the radar merges only their pairs; when the
         default branch itself moved, every row is measured against it again.
         """
-        moved = self._default_moved()
+        moved = self._default_moved() or self._renew_scratch()
         self._entries = git.list_worktrees(self.repo.home)
         known = {entry.path for entry in self._entries}
         self._rows = {path: row for path, row in self._rows.items() if path in known}
@@ -77,12 +82,24 @@ class Overview:
         self.repo = self.radar.repo = Repository(self.repo.home, *default)
         return True
 
+    def _renew_scratch(self) -> bool:
+        """Start a new scratch store once the old one holds many snapshots: every edit makes
+        one, and an overview may follow agents for days. Every row is read into the new one."""
+        if self._reads < RENEW_AFTER:
+            return False
+        self.scratch.close()
+        self.scratch = Scratch(self.repo.common_dir)
+        self.radar = Radar(self.repo, self.scratch)
+        self._reads = 0
+        return True
+
     def _read(self, entries: list[WorktreeEntry]) -> None:
         if not entries:
             return
         workers = min(len(entries), 2 * (os.cpu_count() or 2))
         with ThreadPoolExecutor(max_workers=workers) as pool:
             readings = list(pool.map(lambda entry: start(entry, self.repo, self.scratch), entries))
+        self._reads += len(readings)
         for row in finish(readings, self.repo, self.scratch):
             self._rows[row.path] = row
 

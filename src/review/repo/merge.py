@@ -30,8 +30,9 @@ class Scratch:
 
     def __init__(self, common_dir: Path) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="review-scratch-"))
+        (self.folder / "objects").mkdir()
         self.env = {
-            "GIT_OBJECT_DIRECTORY": str(self.folder),
+            "GIT_OBJECT_DIRECTORY": str(self.folder / "objects"),
             "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(common_dir / "objects"),
             # Fixed dates make a snapshot of the same work the same commit, so that the merges
             # tried with it are known by their commits and never tried twice.
