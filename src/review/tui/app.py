@@ -1,46 +1,79 @@
-"""The Textual application, built by one factory for the command line and for the tests."""
+"""The Textual application, built by one factory for the command line and for the tests: on one
+worktree's diff (`make_app`), or on the overview of every worktree (`make_overview_app`), from
+which the reviewer opens one review after another in the same app."""
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from weakref import WeakKeyDictionary
+
+from textual import on, work
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 from review.config import Config
-from review.errors import BadConfig
+from review.errors import BadConfig, ReviewError
+from review.overview.rows import Row
+from review.overview.status import Overview
+from review.repo import git
 from review.repo.git import Worktree
 from review.repo.scope import Scope
 from review.tui.dialogs.confirm_dialog import ConfirmDialog
+from review.tui.saving import Saving
 from review.tui.screens.help_screen import HelpScreen
+from review.tui.screens.overview_screen import OverviewScreen
 from review.tui.screens.review_screen import FirstDiff, ReviewScreen
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.file_list import FileList
+from review.tui.widgets.worktree_table import WorktreeTable
+
+_BATCH = ("overview", "next_waiting")
+"""The actions that exist only when the app has an overview."""
 
 
 class ReviewApp(App[None]):
-    """`review`: one worktree's diff."""
+    """`review`: one worktree's diff, or the overview of every worktree and their reviews."""
 
     TITLE = "review"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit"),
         Binding("question_mark", "help", "Help", key_display="?", id="help"),
+        Binding("W", "next_waiting", "Next waiting", id="next_waiting"),
+        Binding("o", "overview", "Overview", id="overview"),
     ]
 
     def __init__(
         self,
-        worktree: Worktree,
+        worktree: Worktree | None,
         chosen: Scope,
         config: Config,
         *,
         watch: bool = True,
         first: FirstDiff | None = None,
+        overview: Overview | None = None,
+        first_rows: Future[list[Row]] | None = None,
+        now: Callable[[], float] = time.time,
     ) -> None:
         super().__init__()
+        if worktree is None and overview is None:
+            raise ValueError("the app needs a worktree or an overview")
         self.first = first
         self.worktree = worktree
         self.chosen = chosen
         self.config = config
         self.watching = watch
+        self.overview = overview
+        self._first_rows = first_rows
+        self.now = now
+        self._opened_from: WeakKeyDictionary[ReviewScreen, Path] = WeakKeyDictionary()
+        """The overview's path of the worktree each review screen shows."""
+        self._leaving: set[ReviewScreen] = set()
+        self._opening = False
         if config.theme not in self.available_themes:
             names = ", ".join(sorted(self.available_themes))
             raise BadConfig(f"unknown theme '{config.theme}' in the config file; choose one of {names}")
@@ -48,49 +81,212 @@ class ReviewApp(App[None]):
         self.set_keymap(config.keys)
 
     def on_mount(self) -> None:
-        self.push_screen(
-            ReviewScreen(
-                self.worktree,
-                self.chosen,
-                watch=self.watching,
-                split=self.config.split,
-                syntax_theme=self.config.syntax_theme,
-                first=self.first,
-            )
+        if self.overview is not None:
+            first, self._first_rows = self._first_rows, None
+            self.push_screen(OverviewScreen(self.overview, watch=self.watching, now=self.now, first=first))
+            return
+        assert self.worktree is not None
+        self.push_screen(self._review_screen(self.worktree, self.chosen, first=self.first))
+
+    def _review_screen(self, worktree: Worktree, chosen: Scope, first: FirstDiff | None = None) -> ReviewScreen:
+        return ReviewScreen(
+            worktree,
+            chosen,
+            watch=self.watching,
+            split=self.config.split,
+            syntax_theme=self.config.syntax_theme,
+            first=first,
         )
 
-    async def action_quit(self) -> None:
-        """Quit once the reviewer's changes are saved; while one cannot be saved, only when the
-        reviewer says so."""
-        reviewing = [screen for screen in self.screen_stack if isinstance(screen, ReviewScreen)]
-        if not reviewing:
-            self.exit()
-            return
-        saving = reviewing[0].saving
+    @property
+    def overview_screen(self) -> OverviewScreen | None:
+        """The overview, when the app has one."""
+        return next((screen for screen in self.screen_stack if isinstance(screen, OverviewScreen)), None)
 
-        def quit_or_ask() -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in _BATCH:
+            top = self.screen
+            if action == "overview":
+                return self.overview is not None and isinstance(top, ReviewScreen)
+            return self.overview is not None and isinstance(top, (ReviewScreen, OverviewScreen))
+        return True
+
+    # -- going from one review to the next -----------------------------------------------------
+
+    @on(OverviewScreen.Open)
+    def _open_review(self, message: OverviewScreen.Open) -> None:
+        """Open the review of a worktree of the overview over the overview."""
+        self._open(message.path, replacing=None)
+
+    def _open(self, path: Path, replacing: ReviewScreen | None) -> None:
+        if self._opening:
+            return
+        self._opening = True
+        self._find_worktree(path, replacing)
+
+    @work(thread=True, group="open")
+    def _find_worktree(self, path: Path, replacing: ReviewScreen | None) -> None:
+        try:
+            worktree = git.find_worktree(path)
+        except ReviewError as error:
+            self.call_from_thread(self._not_opened, str(error))
+            return
+        self.call_from_thread(self._opened, worktree, path, replacing)
+
+    def _not_opened(self, reason: str) -> None:
+        self._opening = False
+        self.notify(reason, title="review", severity="error", timeout=8)
+
+    def _opened(self, worktree: Worktree, path: Path, replacing: ReviewScreen | None) -> None:
+        self._opening = False
+        overview = self.overview_screen
+        if overview is None:
+            return
+        # the reviewer went elsewhere meanwhile (a dialog, the overview): they chose otherwise
+        if self.screen is not (replacing or overview):
+            return
+        screen = self._review_screen(worktree, Scope())
+        self._opened_from[screen] = path
+        if replacing is not None:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+        overview.select(path)
+
+    def _leave(self, screen: ReviewScreen, then: Callable[[], None]) -> None:
+        """Leave a review once the reviewer's changes to it are saved; while one cannot be saved,
+        only when the reviewer says so (its text stays in the unsaved file)."""
+        if screen in self._leaving:
+            return
+        self._leaving.add(screen)
+        saving = screen.saving
+
+        def go() -> None:
+            self._leaving.discard(screen)
+            if self.screen is not screen:
+                return  # a dialog opened meanwhile: the reviewer is still at work here
             if not saving.waiting:
-                self.exit()
+                then()
+                return
+            count = saving.waiting
+            question = (
+                f"{count} change{'s' * (count != 1)} not saved yet. Their text is kept in {saving.file}. Leave anyway?"
+            )
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    then()
+
+            self.push_screen(ConfirmDialog(question, yes="Leave", no="Stay"), answered)
+
+        # being saved: a moment more (an agent may hold the lock for a while)
+        saving.when_saved(go)
+
+    def action_overview(self) -> None:
+        """Back to the overview, its cursor on the worktree just reviewed, that row read again."""
+        screen = self.screen
+        overview = self.overview_screen
+        if not isinstance(screen, ReviewScreen) or overview is None:
+            return
+        path = self._opened_from.get(screen, screen.worktree.root)
+
+        def back() -> None:
+            self.pop_screen()
+            overview.came_back(path)
+
+        self._leave(screen, back)
+
+    def action_next_waiting(self) -> None:
+        """Open the next worktree that waits on the reviewer, the longest waiting first."""
+        overview = self.overview_screen
+        if overview is None:
+            return
+        screen = self.screen
+        current = self._opened_from.get(screen, screen.worktree.root) if isinstance(screen, ReviewScreen) else None
+        path = overview.next_waiting(current)
+        if path is None:
+            more = " else" if current is not None else ""
+            self.notify(f"Nothing{more} waits on you.", timeout=4)
+            return
+        if isinstance(screen, ReviewScreen):
+            assert current is not None
+
+            def move_on() -> None:
+                overview.refresh_rows([current])
+                self._open(path, replacing=screen)
+
+            self._leave(screen, move_on)
+        elif screen is overview:
+            self._open(path, replacing=None)
+
+    # -- quitting ------------------------------------------------------------------------------
+
+    async def action_quit(self) -> None:
+        """Quit once the reviewer's changes to every open review are saved; while one cannot be
+        saved, only when the reviewer says so."""
+        savings = [screen.saving for screen in self.screen_stack if isinstance(screen, ReviewScreen)]
+        if not savings:
+            self._quit_now()
+            return
+        left = len(savings)
+
+        def saved() -> None:
+            nonlocal left
+            left -= 1
+            if not left:
+                quit_or_ask(savings)
+
+        def quit_or_ask(savings: list[Saving]) -> None:
+            waiting = [saving for saving in savings if saving.waiting]
+            if not waiting:
+                self._quit_now()
             elif not isinstance(self.screen, ConfirmDialog):
-                count = saving.waiting
-                question = f"{count} change{'s' * (count != 1)} not saved yet. Their text is kept in {saving.file}. Quit anyway?"
+                count = sum(saving.waiting for saving in waiting)
+                files = ", ".join(str(saving.file) for saving in waiting)
+                question = (
+                    f"{count} change{'s' * (count != 1)} not saved yet. Their text is kept in {files}. Quit anyway?"
+                )
                 self.push_screen(
-                    ConfirmDialog(question, yes="Quit", no="Stay"), lambda yes: self.exit() if yes else None
+                    ConfirmDialog(question, yes="Quit", no="Stay"), lambda yes: self._quit_now() if yes else None
                 )
 
         # being saved: a moment more (an agent may hold the lock for a while)
-        saving.when_saved(quit_or_ask)
+        for saving in savings:
+            saving.when_saved(saved)
+
+    def _quit_now(self) -> None:
+        overview = self.overview_screen
+        if overview is not None:
+            overview.stop()
+        self.exit()
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
+            return
+        bindings = [b for b in self.BINDINGS if isinstance(b, Binding)]
+        batch: list[BindingType] = [b for b in bindings if b.action in _BATCH]
+        everywhere: list[BindingType] = [b for b in bindings if b.action not in _BATCH]
+        waiting: list[BindingType] = [b for b in bindings if b.action == "next_waiting"]
+        screen = self.screen
+        if isinstance(screen, OverviewScreen):
+            groups: list[tuple[str, list[BindingType]]] = [
+                ("The worktrees", list(OverviewScreen.BINDINGS) + list(WorktreeTable.BINDINGS)),
+                ("Going through the reviews", waiting),
+                ("Everywhere", everywhere),
+            ]
+            root = self.overview.repo.root if self.overview is not None else None
+            self.push_screen(HelpScreen(groups, self.config.keys, root))
             return
         groups = [
             ("Moving in the diff", list(DiffView.BINDINGS)),
             ("Reviewing", list(ReviewScreen.BINDINGS)),
             ("File list", list(FileList.BINDINGS)),
-            ("Everywhere", list(self.BINDINGS)),
         ]
-        self.push_screen(HelpScreen(groups, self.config.keys, self.worktree.root))
+        if self.overview is not None:
+            groups.append(("Going through the reviews", batch))
+        groups.append(("Everywhere", everywhere))
+        reviewing = screen.worktree.root if isinstance(screen, ReviewScreen) else None
+        self.push_screen(HelpScreen(groups, self.config.keys, reviewing))
 
 
 def make_app(
@@ -106,3 +302,42 @@ def make_app(
     `first` is the diff already being read while the app starts, with its sides.
     """
     return ReviewApp(worktree, chosen, config or Config(), watch=watch, first=first)
+
+
+def make_overview_app(
+    overview: Overview,
+    config: Config | None = None,
+    *,
+    watch: bool = True,
+    now: Callable[[], float] = time.time,
+) -> ReviewApp:
+    """The app on the overview of `overview`'s repository, from which the reviewer opens each
+    worktree's review. Its rows start being read at once, while the app starts.
+
+    The caller keeps `overview` and closes it after the app has run. Tests pass `watch=False` to
+    leave the live updates and the review screens' file watchers off, and `now` to stop the clock
+    the ages are measured with.
+    """
+    return ReviewApp(
+        None,
+        Scope(),
+        config or Config(),
+        watch=watch,
+        overview=overview,
+        first_rows=_in_background(overview.read_all),
+        now=now,
+    )
+
+
+def _in_background(read: Callable[[], list[Row]]) -> Future[list[Row]]:
+    """Start `read` in a thread of its own; its outcome in a future."""
+    future: Future[list[Row]] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(read())
+        except BaseException as error:  # handed to whoever waits for the rows
+            future.set_exception(error)
+
+    threading.Thread(target=run, name="review-overview-first-read", daemon=True).start()
+    return future

@@ -1,0 +1,362 @@
+"""The overview: every worktree of the repository, whom each waits on, and the conflicts between
+them, with the detail of the one under the cursor.
+
+The rows are read off the UI thread, one reader at a time (`Overview` is not thread-safe), and
+arrive as a message with copies of the rows, so that a later refresh never changes what is drawn.
+`show_rows` is the one way in: the first read, a refresh after a review, and live updates all
+come through it, and the cursor stays on the same worktree.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import time
+from collections.abc import Callable, Collection, Iterable, Sequence
+from concurrent.futures import Future
+from dataclasses import replace
+from pathlib import Path
+from typing import cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Static
+
+from review.errors import ReviewError
+from review.overview.rows import Row
+from review.overview.status import Overview
+from review.repo.merge import ConflictHunk
+from review.repo.text import visible
+from review.tui.widgets.radar_detail import Conflicts, RadarDetail
+from review.tui.widgets.review_footer import ReviewFooter
+from review.tui.widgets.worktree_table import WorktreeTable
+
+Follow = Callable[[Overview, threading.Event, Callable[[list[Row], set[Path]], None]], None]
+"""`review.overview.live.follow`: blocks, refreshing the overview as worktrees change, and calls
+back with every row and the paths of those that changed, until the event is set."""
+
+LOADING_AFTER = 0.4
+"""Seconds the first read may take before the table says it is reading."""
+
+TICK_SECONDS = 15.0
+"""How often the ages are drawn again."""
+
+_ConflictKey = tuple[str | None, tuple[tuple[Path, str | None], ...], bool]
+
+
+class OverviewScreen(Screen[None]):
+    """Every worktree of a repository; `enter` opens one's review."""
+
+    BINDINGS = [
+        Binding("enter", "open_review", "Review", id="open_review"),
+    ]
+
+    DEFAULT_CSS = """
+    OverviewScreen {
+        #summary { height: 1; background: $panel; padding: 0 1; }
+        WorktreeTable { height: auto; max-height: 60%; }
+        RadarDetail { height: 1fr; border-top: hkey $panel-lighten-2; }
+    }
+    """
+
+    class RowsRead(Message):
+        """Every row as read now (copies), and the worktrees that changed."""
+
+        def __init__(self, rows: list[Row], changed: Collection[Path]) -> None:
+            super().__init__()
+            self.rows = rows
+            self.changed = changed
+
+    class ConflictsRead(Message):
+        """The conflicting hunks of a worktree with the others, read off the UI thread."""
+
+        def __init__(self, key: _ConflictKey, found: Conflicts) -> None:
+            super().__init__()
+            self.key = key
+            self.found = found
+
+    class Open(Message):
+        """The reviewer asks for the review of the worktree at `path` (the app opens it)."""
+
+        def __init__(self, path: Path) -> None:
+            super().__init__()
+            self.path = path
+
+    class Failed(Message):
+        """Reading the worktrees failed as a whole (a single worktree's trouble is its row's)."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    def __init__(
+        self,
+        overview: Overview,
+        *,
+        watch: bool = True,
+        now: Callable[[], float] = time.time,
+        first: Future[list[Row]] | None = None,
+    ) -> None:
+        """The overview of `overview`'s repository.
+
+        Args:
+            overview: Read here, in worker threads, one at a time.
+            watch: Follow the worktrees' changes live (when `review.overview.live` is there).
+            now: The clock the ages are measured with.
+            first: The first read, already under way (`overview.read_all()`); None: read here.
+        """
+        super().__init__()
+        self.overview = overview
+        self.watching = watch
+        self.now = now
+        self._first = first
+        self._reading = threading.Lock()
+        """Held by whoever reads the overview here: the first read, refreshes, conflicts."""
+        self._stop = threading.Event()
+        self.live = False
+        """Whether the live updates are on (they read the rows again after every change)."""
+        self.loaded = False
+        """Whether the first rows arrived."""
+        self.rows: dict[Path, Row] = {}
+        self._conflicts: LRUCache[_ConflictKey, Conflicts] = LRUCache(64)
+        self._said: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(), id="summary")
+        yield WorktreeTable(now=self.now, id="worktrees")
+        yield RadarDetail(now=self.now, id="detail")
+        yield ReviewFooter()
+
+    @property
+    def table(self) -> WorktreeTable:
+        return self.query_one(WorktreeTable)
+
+    @property
+    def detail(self) -> RadarDetail:
+        return self.query_one(RadarDetail)
+
+    def on_mount(self) -> None:
+        self.table.default_branch = self.overview.repo.default_branch
+        self.table.focus()
+        self._show_summary()
+        self.read_first()
+        self.set_timer(LOADING_AFTER, self._say_loading)
+        self.set_interval(TICK_SECONDS, self.table.tick)
+
+    def on_unmount(self) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop following the worktrees."""
+        self._stop.set()
+
+    def _say_loading(self) -> None:
+        if not self.loaded:
+            self.table.empty_message = "Reading the worktrees…"
+            self.table.refresh()
+
+    # -- reading -------------------------------------------------------------------------------
+
+    @work(thread=True, group="overview-read")
+    def read_first(self) -> None:
+        """Read every worktree (or wait for the read under way), then follow them live."""
+        first, self._first = self._first, None
+        with self._reading:
+            try:
+                rows = first.result() if first is not None else self.overview.read_all()
+            except ReviewError as error:
+                self.post_message(self.Failed(str(error)))
+                return
+            self.post_message(self.RowsRead(_copies(rows), set()))
+        follow = _live_follow() if self.watching else None
+        if follow is not None and not self._stop.is_set():
+            self.live = True
+
+            def changed(rows: list[Row], paths: set[Path]) -> None:
+                self.post_message(self.RowsRead(_copies(rows), set(paths)))
+
+            follow(self.overview, self._stop, changed)
+
+    @work(thread=True, group="overview-read")
+    def refresh_rows(self, paths: Sequence[Path]) -> None:
+        """Read these worktrees again (and any that appeared or went), off the UI thread.
+
+        While the live updates are on they read every change; a refresh from here could race
+        with theirs, so it is left to them.
+        """
+        if self.live:
+            return
+        with self._reading:
+            try:
+                rows = self.overview.refresh(paths)
+            except ReviewError as error:
+                self.post_message(self.Failed(str(error)))
+                return
+            self.post_message(self.RowsRead(_copies(rows), set(paths)))
+
+    @on(RowsRead)
+    def _rows_read(self, message: RowsRead) -> None:
+        self.show_rows(message.rows)
+
+    @on(Failed)
+    def _failed(self, message: Failed) -> None:
+        if message.reason != self._said:
+            self._said = message.reason
+            self.notify(message.reason, title="review", severity="error", timeout=10)
+
+    def show_rows(self, rows: Sequence[Row]) -> None:
+        """Show these rows (every worktree), the cursor staying on the same worktree."""
+        self.loaded = True
+        self._said = None
+        self.rows = {row.path: row for row in rows}
+        self.table.default_branch = self.overview.repo.default_branch
+        if not rows:
+            self.table.empty_message = "No worktrees."
+        self.table.show(rows)
+        self._show_summary()
+        self._show_detail()
+
+    def _show_summary(self) -> None:
+        rows = list(self.rows.values())
+        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        repo = self.overview.repo
+        name = repo.root.name if repo.root.name != ".git" else repo.root.parent.name
+        text.append(visible(name), "bold")
+        if repo.default_branch:
+            text.append(f"  {visible(repo.default_branch)}", "italic")
+        if not self.loaded:
+            self.query_one("#summary", Static).update(text)
+            return
+        waiting = sum(row.needs_reviewer for row in rows)
+        conflicts = sum(1 for row in rows for overlap in row.overlaps if overlap.conflict) // 2
+        facts = [f"{len(rows)} worktree{'s' * (len(rows) != 1)}", f"{waiting} wait{'s' * (waiting == 1)} on you"]
+        if conflicts:
+            facts.append(f"{conflicts} conflicting pair{'s' * (conflicts != 1)}")
+        ready = sum(row.review_state == "approved" and not row.problem for row in rows)
+        if ready:
+            facts.append(f"{ready} ready to merge")
+        text.append("  " + " · ".join(facts))
+        self.query_one("#summary", Static).update(text)
+
+    # -- the detail of the row under the cursor -----------------------------------------------
+
+    @on(WorktreeTable.Highlighted)
+    def _highlighted(self) -> None:
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        row = self.table.row
+        if row is None:
+            self.detail.show(None, self.rows, default_branch=None, conflicts={})
+            return
+        key = self._conflict_key(row)
+        conflicts: Conflicts | None
+        if not key[1] and not key[2]:
+            conflicts = {}
+        else:
+            conflicts = self._conflicts.get(key)
+            if conflicts is None:
+                others = [self.rows.get(path) for path, _ in key[1]]
+                self.read_conflicts(key, row, [other for other in others if other is not None], key[2])
+        self.detail.show(row, self.rows, default_branch=self.overview.repo.default_branch, conflicts=conflicts)
+
+    def _conflict_key(self, row: Row) -> _ConflictKey:
+        """What the row's conflicting hunks depend on: its work and that of each worktree it
+        conflicts with, and whether it conflicts with the default branch."""
+        others = tuple(
+            (overlap.worktree, other.snapshot if (other := self.rows.get(overlap.worktree)) else None)
+            for overlap in row.overlaps
+            if overlap.conflict
+        )
+        return row.snapshot, others, row.merges_cleanly is False
+
+    @work(thread=True, exclusive=True, group="conflicts")
+    def read_conflicts(self, key: _ConflictKey, row: Row, others: list[Row], with_default: bool) -> None:
+        found: dict[Path | None, list[tuple[str, list[ConflictHunk]]]] = {}
+        with self._reading:
+            try:
+                for other in others:
+                    found[other.path] = list(self.overview.conflicts(row, other))
+                if with_default:
+                    found[None] = list(self.overview.conflicts(row, None))
+            except ReviewError as error:
+                self.post_message(self.Failed(str(error)))
+        self.post_message(self.ConflictsRead(key, found))
+
+    @on(ConflictsRead)
+    def _conflicts_read(self, message: ConflictsRead) -> None:
+        self._conflicts[message.key] = message.found
+        row = self.table.row
+        if row is not None and self._conflict_key(row) == message.key:
+            self._show_detail()
+
+    # -- going through the worktrees ----------------------------------------------------------
+
+    def action_open_review(self) -> None:
+        row = self.table.row
+        if row is not None:
+            self._open(row)
+
+    @on(WorktreeTable.Chosen)
+    def _chosen(self, message: WorktreeTable.Chosen) -> None:
+        self._open(message.row)
+
+    def _open(self, row: Row) -> None:
+        if row.problem:
+            self.notify(f"{visible(row.name)} cannot be reviewed: {visible(row.problem)}", severity="warning")
+            return
+        self.post_message(self.Open(row.path))
+
+    @property
+    def queue(self) -> list[Path]:
+        """The worktrees that wait on the reviewer, the longest waiting first, as numbered."""
+        return [row.path for row in self.table.queue]
+
+    def next_waiting(self, after: Path | None) -> Path | None:
+        """The worktree to review next: the first in the queue, or the one after `after` (the
+        queue starting again at its beginning), never `after` itself."""
+        queue = self.queue
+        if after in queue:
+            at = queue.index(after)
+            queue = queue[at + 1 :] + queue[:at]
+        return next((path for path in queue if path != after), None)
+
+    def select(self, path: Path) -> None:
+        """Put the cursor on the worktree at `path`."""
+        if self.table.select(path):
+            self._show_detail()
+
+    def came_back(self, path: Path) -> None:
+        """The reviewer comes back from the review of the worktree at `path`: the cursor goes to
+        it, and it is read again (the review may have changed it)."""
+        self.select(path)
+        self.refresh_rows([path])
+
+    # -- attention -----------------------------------------------------------------------------
+
+    def mark(self, paths: Iterable[Path]) -> None:
+        """Mark these worktrees for the reviewer's attention, until the cursor moves onto them."""
+        self.table.mark(paths)
+
+
+def _copies(rows: Iterable[Row]) -> list[Row]:
+    """Copies of the rows that a later refresh (which changes the rows it keeps) leaves alone."""
+    return [
+        replace(row, overlaps=list(row.overlaps), default_conflict_files=list(row.default_conflict_files))
+        for row in rows
+    ]
+
+
+def _live_follow() -> Follow | None:
+    """`review.overview.live.follow`, when that module is there."""
+    try:
+        module = importlib.import_module("review.overview.live")
+    except ImportError:
+        return None
+    follow = getattr(module, "follow", None)
+    return cast(Follow, follow) if callable(follow) else None
