@@ -9,14 +9,13 @@ come through it, and the cursor stays on the same worktree.
 
 from __future__ import annotations
 
-import importlib
+import asyncio
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
-from typing import cast
 
 from rich.text import Text
 from textual import on, work
@@ -28,6 +27,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from review.errors import ReviewError
+from review.overview import live
 from review.overview.rows import Row
 from review.overview.status import Overview
 from review.repo.merge import ConflictHunk
@@ -36,12 +36,11 @@ from review.tui.widgets.radar_detail import Conflicts, RadarDetail
 from review.tui.widgets.review_footer import ReviewFooter
 from review.tui.widgets.worktree_table import WorktreeTable
 
-Follow = Callable[[Overview, threading.Event, Callable[[list[Row], set[Path]], None]], None]
-"""`review.overview.live.follow`: blocks, refreshing the overview as worktrees change, and calls
-back with every row and the paths of those that changed, until the event is set."""
-
 LOADING_AFTER = 0.4
 """Seconds the first read may take before the table says it is reading."""
+
+QUIT_WAIT = 3.0
+"""Seconds the app waits, when it closes, for the threads reading the overview to stop."""
 
 TICK_SECONDS = 15.0
 """How often the ages are drawn again."""
@@ -106,7 +105,7 @@ class OverviewScreen(Screen[None]):
 
         Args:
             overview: Read here, in worker threads, one at a time.
-            watch: Follow the worktrees' changes live (when `review.overview.live` is there).
+            watch: Follow the worktrees' changes live (`review.overview.live`).
             now: The clock the ages are measured with.
             first: The first read, already under way (`overview.read_all()`); None: read here.
         """
@@ -118,6 +117,9 @@ class OverviewScreen(Screen[None]):
         self._reading = threading.Lock()
         """Held by whoever reads the overview here: the first read, refreshes, conflicts."""
         self._stop = threading.Event()
+        self._following = threading.Event()
+        """Clear while the live updates run."""
+        self._following.set()
         self.live = False
         """Whether the live updates are on (they read the rows again after every change)."""
         self.loaded = False
@@ -148,8 +150,19 @@ class OverviewScreen(Screen[None]):
         self.set_timer(LOADING_AFTER, self._say_loading)
         self.set_interval(TICK_SECONDS, self.table.tick)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
+        # the caller closes the overview once the app is done: nothing may still be reading it
         self.stop()
+        await asyncio.to_thread(self._wait_for_readers, QUIT_WAIT)
+
+    def _wait_for_readers(self, seconds: float) -> None:
+        if self._following.wait(seconds) and self._reading.acquire(timeout=seconds):
+            self._reading.release()
+
+    @property
+    def following(self) -> bool:
+        """Whether the live updates are running."""
+        return not self._following.is_set()
 
     def stop(self) -> None:
         """Stop following the worktrees."""
@@ -173,14 +186,22 @@ class OverviewScreen(Screen[None]):
                 self.post_message(self.Failed(str(error)))
                 return
             self.post_message(self.RowsRead(_copies(rows), set()))
-        follow = _live_follow() if self.watching else None
-        if follow is not None and not self._stop.is_set():
-            self.live = True
+        if not self.watching or self._stop.is_set():
+            return
+        self.live = True
+        self._following.clear()
 
-            def changed(rows: list[Row], paths: set[Path]) -> None:
-                self.post_message(self.RowsRead(_copies(rows), set(paths)))
+        def changed(rows: list[Row], paths: set[Path]) -> None:
+            # copies already, which the live updates never change afterwards
+            self.post_message(self.RowsRead(rows, paths))
 
-            follow(self.overview, self._stop, changed)
+        try:
+            live.follow(self.overview, self._stop, changed)
+        except (ReviewError, OSError) as error:
+            self.live = False
+            self.post_message(self.Failed(f"The overview stopped following the worktrees: {error}"))
+        finally:
+            self._following.set()
 
     @work(thread=True, group="overview-read")
     def refresh_rows(self, paths: Sequence[Path]) -> None:
@@ -350,13 +371,3 @@ def _copies(rows: Iterable[Row]) -> list[Row]:
         replace(row, overlaps=list(row.overlaps), default_conflict_files=list(row.default_conflict_files))
         for row in rows
     ]
-
-
-def _live_follow() -> Follow | None:
-    """`review.overview.live.follow`, when that module is there."""
-    try:
-        module = importlib.import_module("review.overview.live")
-    except ImportError:
-        return None
-    follow = getattr(module, "follow", None)
-    return cast(Follow, follow) if callable(follow) else None

@@ -97,6 +97,8 @@ class RadarDetail(VerticalScroll):
         if row is not None:
             self._describe(text, row, others, default_branch, conflicts)
         previous, self._shown = self._shown, row.path if row is not None else None
+        if text == self._text:
+            return  # the same again (the rows come every second while followed)
         self._text = text
         self.query_one("#detail", Static).update(text)
         if previous != self._shown:

@@ -203,6 +203,7 @@ class WorktreeTable(ScrollView, can_focus=True):
         """Show these rows, the cursor staying on the worktree it was on (or at the same height
         when that one is gone)."""
         current = self.row
+        line = self._line_of[self._cursor] if self._rows else -1
         self._rows = by_wait(rows)
         self._lines, self._line_of = [], []
         group = None
@@ -219,7 +220,10 @@ class WorktreeTable(ScrollView, can_focus=True):
             self._cursor = min(self._cursor, max(0, len(self._rows) - 1))
         self._marked &= set(paths)
         self._changed()
-        self._scroll_to_cursor()
+        # the rows come again every second while the worktrees are followed: the view stays
+        # where the reviewer scrolled it unless the cursor moved
+        if self._rows and self._line_of[self._cursor] != line:
+            self._scroll_to_cursor()
 
     @property
     def rows(self) -> list[Row]:
