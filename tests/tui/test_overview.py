@@ -515,13 +515,13 @@ async def test_the_keys_can_be_remapped(made: Demo) -> None:
             await reviewing(pilot, made.agents["cleanup"])
 
 
-async def test_the_review_screen_offers_the_way_back(made: Demo, app_of) -> None:  # type: ignore[no-untyped-def]
-    async with app_of().run_test(size=WIDE, notifications=True) as pilot:
+async def test_the_review_screen_keeps_the_way_back_in_sight_at_80_columns(made: Demo, app_of) -> None:  # type: ignore[no-untyped-def]
+    async with app_of().run_test(size=NARROW, notifications=True) as pilot:
         await loaded(pilot)
         await pilot.press("W")
         await reviewing(pilot, made.agents["cleanup"])
         footer = drawn(pilot)[-1]
-        assert "Overview" in footer and "Next waiting" in footer
+        assert "o Overview" in footer and "q Quit" in footer
 
 
 def test_short_names_drop_the_prefix_the_worktrees_share() -> None:

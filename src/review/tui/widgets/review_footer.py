@@ -12,8 +12,9 @@ from textual.containers import HorizontalGroup
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey  # not exported; textual is pinned exactly
 
-PINNED = ("help", "quit")
-"""The actions whose keys are always shown."""
+PINNED = ("overview", "help", "quit")
+"""The actions whose keys are always shown: the way back to the overview (when there is one),
+help and quit."""
 
 
 class ReviewFooter(Footer):
