@@ -311,6 +311,18 @@ async def go_to_row(pilot: Pilot, name: str) -> None:  # type: ignore[type-arg]
         await pilot.press("j")
 
 
+async def test_a_click_moves_the_cursor_and_a_double_click_opens_the_review(made: Demo, app_of) -> None:  # type: ignore[no-untyped-def]
+    async with app_of().run_test(size=WIDE, notifications=True) as pilot:
+        await loaded(pilot)
+        table = overview_of(pilot).table
+        line = next(index for index, row in enumerate(drawn(pilot)) if "tally-csv-export" in row.split()[:1])
+        offset = (4, line - table.region.y)
+        await pilot.click(table, offset=offset)
+        assert table.row is not None and table.row.name == "tally-csv-export"
+        await pilot.double_click(table, offset=offset)
+        await reviewing(pilot, made.agents["csv-export"])
+
+
 async def test_a_marked_row_stays_marked_until_the_cursor_moves_onto_it(made: Demo, app_of) -> None:  # type: ignore[no-untyped-def]
     async with app_of().run_test(size=WIDE, notifications=True) as pilot:
         await loaded(pilot)

@@ -226,6 +226,9 @@ class OverviewScreen(Screen[None]):
 
     @on(Failed)
     def _failed(self, message: Failed) -> None:
+        if not self.loaded:
+            self.table.empty_message = f"Cannot read the worktrees: {visible(message.reason)}"
+            self.table.refresh()
         if message.reason != self._said:
             self._said = message.reason
             self.notify(message.reason, title="review", severity="error", timeout=10)
