@@ -138,3 +138,42 @@ def test_every_verb_has_help() -> None:
     ):
         done = review(verb, "--help")
         assert done.returncode == 0 and f"review {verb}" in done.stdout, verb
+
+
+def test_status_prints_a_table_of_every_worktree_with_the_reviewer_s_queue_first(tmp_path: Path) -> None:
+    review("demo", str(tmp_path / "demo"), "--no-open")
+    done = review("status", str(tmp_path / "demo" / "tally"))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split()[:3] == ["WORKTREE", "BRANCH", "AGENT"]
+    names = [line.split()[0] for line in lines[1:]]
+    assert sorted(names) == ["tally", "tally-cleanup", "tally-csv-export", "tally-currency"]
+    # the two idle agents' worktrees wait on the reviewer; the working one on its agent; main on nothing
+    assert names[:2] == ["tally-currency", "tally-cleanup"]
+    assert names[2:] == ["tally-csv-export", "tally"]
+    currency = lines[1]
+    assert "claude idle" in currency and "reviewer: ready for review" in currency
+    assert "✗ tally-csv-export" in currency
+
+
+def test_status_json_names_the_conflict_between_the_demo_s_two_agents(tmp_path: Path) -> None:
+    import json
+
+    review("demo", str(tmp_path / "demo"), "--no-open")
+    done = review("status", "--json", cwd=tmp_path / "demo" / "tally-cleanup" / "docs")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["default_branch"] == "main"
+    rows = {Path(row["path"]).name: row for row in data["worktrees"]}
+    currency = rows["tally-currency"]
+    assert (currency["agent"], currency["agent_state"], currency["waits_on"]) == ("claude", "idle", "reviewer")
+    overlap = next(o for o in currency["overlaps"] if Path(o["worktree"]).name == "tally-csv-export")
+    assert overlap["conflict"] is True and overlap["conflict_files"] == ["tally/ledger.py"]
+    assert rows["tally-csv-export"]["waits_on"] == "agent"
+    assert rows["tally"]["waits_on"] == "nothing"
+
+
+def test_status_outside_a_repository_is_one_line(tmp_path: Path) -> None:
+    done = review("status", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stderr == f"review: {tmp_path} is not inside a git repository\n"

@@ -23,6 +23,8 @@ from review.state.model import AGENTS, HARNESSES, SEVERITIES, Review, Side, Verd
 _VERBS_HELP = """\
 verbs:
   review [PATH] [SCOPE]                 review the diff of the worktree containing PATH
+  review all [REPO]                     the overview of every worktree of the repository
+  review status [REPO] [--json]         the overview as a table, or as JSON for scripts
   review demo [DIR] [--no-open]         create a demo repository with three agent worktrees
   review comment FILE:LINE[-END] -m TEXT  add a draft comment (--old, --severity)
   review send [-m SUMMARY] [--approve | --request-changes]
@@ -100,6 +102,45 @@ def _last_sent(worktree: Worktree) -> Since | None:
     return last_sent(Store(worktree.root))
 
 
+def _repository_parser(verb: str, description: str) -> argparse.ArgumentParser:
+    parser = _Parser(prog=f"review {verb}", description=description)
+    parser.add_argument("repository", nargs="?", default=".", help="a path in the repository (default: here)")
+    return parser
+
+
+def _status(argv: Sequence[str]) -> int:
+    parser = _repository_parser("status", "Every worktree of the repository: its agent, its review, what it waits on.")
+    parser.add_argument("--json", action="store_true", help="print JSON (the fields are listed in the README)")
+    args = parser.parse_args(argv)
+    from review.overview.status import Overview
+
+    with Overview(args.repository) as overview:
+        overview.read_all()
+        if args.json:
+            print(json.dumps(overview.as_json(), indent=2))
+        else:
+            from review.overview.table import table
+
+            sys.stdout.write(table(overview.rows))
+    return 0
+
+
+def _all(argv: Sequence[str]) -> int:
+    args = _repository_parser("all", "The overview of every worktree of the repository.").parse_args(argv)
+    return _open_overview(Path(args.repository))
+
+
+def _open_overview(repository: Path) -> int:
+    from review.config import load_config
+    from review.overview.status import Overview
+    from review.tui.app import make_overview_app
+
+    config = load_config()
+    with Overview(repository) as overview:
+        make_overview_app(overview, config).run()
+    return 0
+
+
 def _demo(argv: Sequence[str]) -> int:
     parser = _Parser(prog="review demo", description="Create a demo repository with three agent worktrees.")
     parser.add_argument("folder", nargs="?", type=Path, help="where to create it (default: a new temporary folder)")
@@ -111,12 +152,11 @@ def _demo(argv: Sequence[str]) -> int:
     print(f"Demo repository: {made.repository}")
     for name, path in made.agents.items():
         print(f"  agent {name:<11} {path}")
-    first = next(iter(made.agents.values()))
-    print(f"Open a review with:  review {first}")
+    print(f"Open the overview with:  review all {made.repository}")
     if args.no_open:
         return 0
     sys.stdout.flush()
-    return _open_review([str(first)])
+    return _open_overview(made.repository)
 
 
 class _Here:
@@ -387,6 +427,8 @@ def _watch(argv: Sequence[str]) -> int:
 
 
 VERBS: dict[str, Callable[[Sequence[str]], int]] = {
+    "all": _all,
+    "status": _status,
     "demo": _demo,
     "comment": _comment,
     "send": _send,
