@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NoReturn
 
@@ -74,7 +75,6 @@ def _review_parser() -> argparse.ArgumentParser:
 
 def _open_review(argv: Sequence[str]) -> int:
     args = _review_parser().parse_args(argv)
-    from concurrent.futures import ThreadPoolExecutor
 
     from review.config import load_config
     from review.repo import git, scope
@@ -133,11 +133,14 @@ def _all(argv: Sequence[str]) -> int:
 def _open_overview(repository: Path) -> int:
     from review.config import load_config
     from review.overview.status import Overview
-    from review.tui.app import make_overview_app
 
     config = load_config()
-    with Overview(repository) as overview:
-        make_overview_app(overview, config).run()
+    with Overview(repository) as overview, ThreadPoolExecutor(max_workers=1) as pool:
+        # git reads the worktrees while Textual is imported and starts.
+        reading = pool.submit(overview.read_rows)
+        from review.tui.app import make_overview_app
+
+        make_overview_app(overview, config, first=reading).run()
     return 0
 
 

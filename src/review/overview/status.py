@@ -4,6 +4,7 @@ worktree at a time: what `review status` prints and the overview shows."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +29,8 @@ _WAIT_ORDER = {"reviewer": 0, "agent": 1, "nothing": 2}
 
 
 class Overview:
-    """The rows of one repository's worktrees. Not thread-safe: one thread reads and refreshes."""
+    """The rows of one repository's worktrees. Its readings take turns: a live refresh in one
+    thread and the conflicts the reviewer looks at in another never read at the same time."""
 
     def __init__(self, path: Path | str) -> None:
         self.repo, self._entries = open_repository(path)
@@ -37,6 +39,7 @@ class Overview:
         self._rows: dict[Path, Row] = {}
         self._reads = 0
         """Rows read into the scratch store since it was made."""
+        self._turn = threading.RLock()
 
     def close(self) -> None:
         """Remove the scratch objects of the trial merges."""
@@ -55,9 +58,22 @@ class Overview:
 
     def read_all(self) -> list[Row]:
         """Read every worktree, in parallel, and the radar between them."""
-        self._read(self._entries)
-        self.radar.apply(self.rows)
-        return self.rows
+        with self._turn:
+            self.read_rows()
+            return self.read_radar()
+
+    def read_rows(self) -> list[Row]:
+        """Read every worktree, in parallel, without the radar (so that they can be shown while
+        the trial merges run)."""
+        with self._turn:
+            self._read(self._entries)
+            return self.rows
+
+    def read_radar(self) -> list[Row]:
+        """Add the radar to the rows read."""
+        with self._turn:
+            self.radar.apply(self.rows)
+            return self.rows
 
     def refresh(self, paths: Iterable[Path] = ()) -> list[Row]:
         """Read again the worktrees at `paths`, and any that appeared; forget those that went.
@@ -65,15 +81,16 @@ class Overview:
         Only those worktrees run git again, and the radar merges only their pairs; when the
         default branch itself moved, every row is measured against it again.
         """
-        moved = self._default_moved() or self._renew_scratch()
-        self._entries = git.list_worktrees(self.repo.home)
-        known = {entry.path for entry in self._entries}
-        self._rows = {path: row for path, row in self._rows.items() if path in known}
-        wanted = set(paths)
-        again = [e for e in self._entries if moved or e.path in wanted or e.path not in self._rows]
-        self._read(again)
-        self.radar.apply(self.rows)
-        return self.rows
+        with self._turn:
+            moved = self._default_moved() or self._renew_scratch()
+            self._entries = git.list_worktrees(self.repo.home)
+            known = {entry.path for entry in self._entries}
+            self._rows = {path: row for path, row in self._rows.items() if path in known}
+            wanted = set(paths)
+            again = [e for e in self._entries if moved or e.path in wanted or e.path not in self._rows]
+            self._read(again)
+            self.radar.apply(self.rows)
+            return self.rows
 
     def _default_moved(self) -> bool:
         default = default_of(self.repo.home)
@@ -110,7 +127,8 @@ class Overview:
 
     def conflicts(self, row: Row, other: Row | None) -> list[tuple[str, list[ConflictHunk]]]:
         """The files and hunks that conflict between two worktrees (None: the default branch)."""
-        return self.radar.conflicts(row, other)
+        with self._turn:
+            return self.radar.conflicts(row, other)
 
     def queue(self) -> list[Row]:
         """The worktrees that wait on the reviewer, the one waiting longest first."""

@@ -310,9 +310,11 @@ def make_overview_app(
     *,
     watch: bool = True,
     now: Callable[[], float] = time.time,
+    first: Future[list[Row]] | None = None,
 ) -> ReviewApp:
     """The app on the overview of `overview`'s repository, from which the reviewer opens each
-    worktree's review. Its rows start being read at once, while the app starts.
+    worktree's review. Its rows start being read at once, while the app starts, unless `first`
+    is that reading already under way (`in_background(overview.read_rows)`).
 
     The caller keeps `overview` and closes it after the app has run. Tests pass `watch=False` to
     leave the live updates and the review screens' file watchers off, and `now` to stop the clock
@@ -324,12 +326,12 @@ def make_overview_app(
         config or Config(),
         watch=watch,
         overview=overview,
-        first_rows=_in_background(overview.read_all),
+        first_rows=first or in_background(overview.read_rows),
         now=now,
     )
 
 
-def _in_background(read: Callable[[], list[Row]]) -> Future[list[Row]]:
+def in_background(read: Callable[[], list[Row]]) -> Future[list[Row]]:
     """Start `read` in a thread of its own; its outcome in a future."""
     future: Future[list[Row]] = Future()
 

@@ -107,7 +107,7 @@ class OverviewScreen(Screen[None]):
             overview: Read here, in worker threads, one at a time.
             watch: Follow the worktrees' changes live (`review.overview.live`).
             now: The clock the ages are measured with.
-            first: The first read, already under way (`overview.read_all()`); None: read here.
+            first: The first read, already under way (`overview.read_rows()`); None: read here.
         """
         super().__init__()
         self.overview = overview
@@ -181,11 +181,13 @@ class OverviewScreen(Screen[None]):
         first, self._first = self._first, None
         with self._reading:
             try:
-                rows = first.result() if first is not None else self.overview.read_all()
+                rows = first.result() if first is not None else self.overview.read_rows()
+                self.post_message(self.RowsRead(_copies(rows), set()))
+                # the rows first, then their radar: the trial merges take a while on many worktrees
+                self.post_message(self.RowsRead(_copies(self.overview.read_radar()), set()))
             except ReviewError as error:
                 self.post_message(self.Failed(str(error)))
                 return
-            self.post_message(self.RowsRead(_copies(rows), set()))
         if not self.watching or self._stop.is_set():
             return
         self.live = True
