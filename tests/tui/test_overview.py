@@ -20,6 +20,7 @@ from conftest import settle, until_seen
 from drawn import Drawn
 from review import demo
 from review.agents import activity
+from review.config import Config
 from review.demo import Demo
 from review.overview.rows import Row
 from review.overview.status import Overview
@@ -301,6 +302,25 @@ async def test_followed_live_a_row_changes_as_its_agent_starts_working(made: Dem
             screen = overview_of(pilot)
             assert screen.table.row is not None and screen.table.row.name == "tally-cleanup"  # the cursor went with it
         assert not screen.following  # stopped before the app closed, so the overview can be closed
+
+
+async def test_an_agent_that_goes_idle_marks_its_row_and_tells_the_terminal(made: Demo) -> None:
+    worktree = made.agents["csv-export"]  # its agent is at work in the demo
+    with Overview(made.repository) as overview:
+        app = make_overview_app(overview, Config(notify="osc9"), watch=True, now=lambda: NOW)
+        async with app.run_test(size=WIDE, notifications=True) as pilot:
+            await until(pilot, lambda: isinstance(pilot.app.screen, OverviewScreen) and pilot.app.screen.live)
+            await go_to_row(pilot, "tally")
+            await until_seen(
+                pilot,
+                lambda: activity.record(worktree, "idle", "codex", "Stop"),
+                lambda: worktree in overview_of(pilot).table.marked,
+            )
+            assert row_of(pilot, "tally-csv-export").waits_on == "reviewer"
+            # OSC 9 with the worktree's name, passed through when inside tmux
+            assert "\x1b]9;" in app.told and "tally-csv-export" in app.told
+            await go_to_row(pilot, "tally-csv-export")
+            assert worktree not in overview_of(pilot).table.marked  # seen
 
 
 async def go_to_row(pilot: Pilot, name: str) -> None:  # type: ignore[type-arg]

@@ -4,6 +4,7 @@ which the reviewer opens one review after another in the same app."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from textual.binding import Binding, BindingType
 
 from review.config import Config
 from review.errors import BadConfig, ReviewError
+from review.overview import attention
 from review.overview.rows import Row
 from review.overview.status import Overview
 from review.repo import git
@@ -74,11 +76,22 @@ class ReviewApp(App[None]):
         """The overview's path of the worktree each review screen shows."""
         self._leaving: set[ReviewScreen] = set()
         self._opening = False
+        self._notify = attention.resolve_notify(config.notify, os.environ)
+        self.told = ""
+        """What the terminal was told last (a bell, or an OSC 9 / 777 notification)."""
         if config.theme not in self.available_themes:
             names = ", ".join(sorted(self.available_themes))
             raise BadConfig(f"unknown theme '{config.theme}' in the config file; choose one of {names}")
         self.theme = config.theme
         self.set_keymap(config.keys)
+
+    @on(OverviewScreen.Called)
+    def _tell_terminal(self, message: OverviewScreen.Called) -> None:
+        """Ring the bell or show a desktop notification: worktrees call for the reviewer."""
+        self.told = attention.signal(message.calls, self._notify, os.environ)
+        # Written by the driver's writer between frames, as Textual writes its own bell.
+        if self.told and not self.is_headless and self._driver is not None:
+            self._driver.write(self.told)
 
     def on_mount(self) -> None:
         if self.overview is not None:

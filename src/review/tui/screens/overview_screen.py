@@ -27,7 +27,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from review.errors import ReviewError
-from review.overview import live
+from review.overview import attention, live
 from review.overview.rows import Row
 from review.overview.status import Overview
 from review.repo.merge import ConflictHunk
@@ -42,7 +42,7 @@ LOADING_AFTER = 0.4
 QUIT_WAIT = 3.0
 """Seconds the app waits, when it closes, for the threads reading the overview to stop."""
 
-TICK_SECONDS = 15.0
+TICK_SECONDS = 5.0
 """How often the ages are drawn again."""
 
 _ConflictKey = tuple[str | None, tuple[tuple[Path, str | None], ...], bool]
@@ -85,6 +85,13 @@ class OverviewScreen(Screen[None]):
         def __init__(self, path: Path) -> None:
             super().__init__()
             self.path = path
+
+    class Called(Message):
+        """Worktrees newly call for the reviewer: the app tells the terminal."""
+
+        def __init__(self, calls: Sequence[attention.Call]) -> None:
+            super().__init__()
+            self.calls = list(calls)
 
     class Failed(Message):
         """Reading the worktrees failed as a whole (a single worktree's trouble is its row's)."""
@@ -224,6 +231,9 @@ class OverviewScreen(Screen[None]):
 
     @on(RowsRead)
     def _rows_read(self, message: RowsRead) -> None:
+        # The live updates look again every second; what did not change is not drawn again.
+        if self.loaded and message.rows == list(self.rows.values()):
+            return
         self.show_rows(message.rows)
 
     @on(Failed)
@@ -236,7 +246,10 @@ class OverviewScreen(Screen[None]):
             self.notify(message.reason, title="review", severity="error", timeout=10)
 
     def show_rows(self, rows: Sequence[Row]) -> None:
-        """Show these rows (every worktree), the cursor staying on the same worktree."""
+        """Show these rows (every worktree), the cursor staying on the same worktree; mark those
+        that newly call for the reviewer, and tell the terminal."""
+        if self.loaded:
+            self.call(attention.calls(self.rows, rows))
         self.loaded = True
         self._said = None
         self.rows = {row.path: row for row in rows}
@@ -368,6 +381,14 @@ class OverviewScreen(Screen[None]):
     def mark(self, paths: Iterable[Path]) -> None:
         """Mark these worktrees for the reviewer's attention, until the cursor moves onto them."""
         self.table.mark(paths)
+
+    def call(self, calls: Sequence[attention.Call]) -> None:
+        """Mark the worktrees that call for the reviewer, and tell the terminal (bell or a
+        desktop notification, as the config file says)."""
+        if not calls:
+            return
+        self.mark(call.path for call in calls)
+        self.post_message(self.Called(calls))
 
 
 def _copies(rows: Iterable[Row]) -> list[Row]:
