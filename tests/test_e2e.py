@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -234,11 +235,128 @@ def test_the_highlighted_row_is_the_row_c_comments_on(terminal: Terminal, tmp_pa
     assert f":{numbers[-1]}" in title, (line, title)
 
 
-def test_the_demo_says_where_its_worktrees_are_before_the_viewer_opens(terminal: Terminal, tmp_path: Path) -> None:
+def test_the_demo_opens_the_overview_and_says_where_its_worktrees_are(terminal: Terminal, tmp_path: Path) -> None:
     folder = tmp_path / "fresh-demo"
     open_review(terminal, "demo", str(folder))
-    terminal.wait_for("A tally/currency.py")  # the viewer is open
+    screen = terminal.wait_for("Waiting on you")  # the overview is open
+    assert "4 worktrees" in screen
     terminal.keys("q")
-    screen = terminal.wait_for("Open a review with:")
+    screen = terminal.wait_for("Open the overview with:")
     for name in ("tally-currency", "tally-csv-export", "tally-cleanup"):
         assert str(folder / name) in screen
+
+
+# The overview
+
+
+def row_line(screen: str, name: str) -> str:
+    """The overview's row of a worktree: the line on which its name comes first (after a queue number)."""
+    for line in screen.splitlines():
+        words = line.split()
+        if words and (words[0] == name or (len(words) > 1 and words[0].isdigit() and words[1] == name)):
+            return line
+    raise AssertionError(f"no row for {name}:\n{screen}")
+
+
+def test_the_overview_marks_the_two_conflicting_agents_and_status_json_says_so(tmp_path: Path) -> None:
+    folder = tmp_path / "demo"
+    subprocess.run([REVIEW, "demo", str(folder), "--no-open"], check=True, capture_output=True)
+    terminal = Terminal(tmp_path, width=160, height=48)
+    try:
+        open_review(terminal, "all", str(folder / "tally"))
+        screen = terminal.wait_for("✗ tally-currency")
+        assert "✗ tally-csv-export" in row_line(screen, "tally-currency")
+        assert "✗ tally-currency" in row_line(screen, "tally-csv-export")
+        assert "✗" not in row_line(screen, "tally")  # main changes nothing
+        # the detail pane of the row under the cursor (the first in the queue) shows the hunk
+        assert "merging both conflicts in tally/ledger.py" in screen
+        assert 'def total(entries, currency="EUR"):' in screen
+        assert "def total(entries, category=None):" in screen
+    finally:
+        terminal.close()
+    done = subprocess.run([REVIEW, "status", "--json", str(folder / "tally")], capture_output=True, text=True)
+    rows = {Path(row["path"]).name: row for row in json.loads(done.stdout)["worktrees"]}
+    for one, other in (("tally-currency", "tally-csv-export"), ("tally-csv-export", "tally-currency")):
+        overlap = next(o for o in rows[one]["overlaps"] if Path(o["worktree"]).name == other)
+        assert overlap["conflict"] is True and overlap["conflict_files"] == ["tally/ledger.py"]
+
+
+def test_going_through_the_queue_from_the_overview_and_back(tmp_path: Path) -> None:
+    folder = tmp_path / "demo"
+    subprocess.run([REVIEW, "demo", str(folder), "--no-open"], check=True, capture_output=True)
+    terminal = Terminal(tmp_path, width=120, height=36)
+    try:
+        open_review(terminal, "all", str(folder / "tally"))
+        terminal.wait_for("Waiting on you")
+        terminal.settled()
+        first = highlighted_name(terminal)
+        terminal.keys("Enter")
+        screen = terminal.wait_for("main...working tree")
+        assert screen.split()[0] == first  # the header names the worktree opened
+        terminal.keys("W")  # the next worktree that waits on the reviewer
+        screen = terminal.wait_for("o Overview")
+        second = next(name for name in ("tally-currency", "tally-cleanup") if name != first)
+        terminal.wait_for(f" {second} ")
+        terminal.keys("o")
+        terminal.wait_for("Waiting on you")
+        terminal.settled()
+        assert highlighted_name(terminal) == second  # the overview kept its place on the last one opened
+    finally:
+        terminal.close()
+
+
+def highlighted_name(terminal: Terminal) -> str:
+    """The worktree on the row drawn with the cursor's background."""
+    screen = terminal.screen().splitlines()
+    backgrounds = terminal.backgrounds()
+    names = {"tally", "tally-currency", "tally-csv-export", "tally-cleanup"}
+    # below the summary line, the table's rows: a queue number or a name first
+    rows = [index for index, line in enumerate(screen) if index > 0 and set(line.split()[:2]) & names]
+    counts: dict[str | None, list[int]] = {}
+    for index in rows:
+        colour = backgrounds[index][4] if len(backgrounds[index]) > 4 else None
+        if colour is not None:  # the detail pane below names worktrees too, on no background
+            counts.setdefault(colour, []).append(index)
+    # the cursor's row is the one whose background no other row has
+    lonely = [found[0] for found in counts.values() if len(found) == 1]
+    assert len(lonely) == 1, (counts, screen)
+    words = screen[lonely[0]].split()
+    return next(word for word in words if word in names)
+
+
+def test_the_overview_follows_an_agent_answering_from_another_pane(tmp_path: Path) -> None:
+    folder = tmp_path / "demo"
+    subprocess.run([REVIEW, "demo", str(folder), "--no-open"], check=True, capture_output=True)
+    currency = folder / "tally-currency"
+    subprocess.run(
+        [REVIEW, "comment", "tally/ledger.py:20", "-m", "Use Decimal for money", "-C", str(currency)],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run([REVIEW, "send", "-C", str(currency)], check=True, capture_output=True)
+    terminal = Terminal(tmp_path, width=160, height=48)
+    try:
+        open_review(terminal, "all", str(folder / "tally"))
+        screen = terminal.wait_for("Waiting on the agent (2)")
+        assert "comments to address" in row_line(screen, "tally-currency")
+        # the agent's side, in a pane of its own in the worktree: it reads the review and answers
+        overview_pane = terminal.tmux("display-message", "-p", "-t", "main", "#{pane_id}").strip()
+        terminal.tmux("split-window", "-t", "main", "-v", "-c", str(currency))
+        agent_pane = terminal.tmux("display-message", "-p", "-t", "main", "#{pane_id}").strip()
+        assert agent_pane != overview_pane
+        terminal.tmux(
+            "send-keys", "-t", agent_pane, "-l", f"{REVIEW} pending >/dev/null && {REVIEW} resolve c1 -m 'Decimal now'"
+        )
+        terminal.tmux("send-keys", "-t", agent_pane, "Enter")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            overview = terminal.tmux("capture-pane", "-p", "-t", overview_pane)
+            # (the pane is drawn again from blank when the split resizes it)
+            if "tally-currency" in overview and "addressed" in row_line(overview, "tally-currency"):
+                break
+            time.sleep(0.1)
+        line = row_line(overview, "tally-currency")
+        assert "addressed" in line, overview
+        assert "Waiting on you" in overview
+    finally:
+        terminal.close()
