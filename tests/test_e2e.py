@@ -337,8 +337,7 @@ def test_the_overview_follows_an_agent_answering_from_another_pane(tmp_path: Pat
     terminal = Terminal(tmp_path, width=160, height=48)
     try:
         open_review(terminal, "all", str(folder / "tally"))
-        screen = terminal.wait_for("Waiting on the agent (2)")
-        assert "comments to address" in row_line(screen, "tally-currency")
+        wait_for_row(terminal, "main", "tally-currency", "comments to address")
         # the agent's side, in a pane of its own in the worktree: it reads the review and answers
         overview_pane = terminal.tmux("display-message", "-p", "-t", "main", "#{pane_id}").strip()
         terminal.tmux("split-window", "-t", "main", "-v", "-c", str(currency))
@@ -348,15 +347,23 @@ def test_the_overview_follows_an_agent_answering_from_another_pane(tmp_path: Pat
             "send-keys", "-t", agent_pane, "-l", f"{REVIEW} pending >/dev/null && {REVIEW} resolve c1 -m 'Decimal now'"
         )
         terminal.tmux("send-keys", "-t", agent_pane, "Enter")
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            overview = terminal.tmux("capture-pane", "-p", "-t", overview_pane)
-            # (the pane is drawn again from blank when the split resizes it)
-            if "tally-currency" in overview and "addressed" in row_line(overview, "tally-currency"):
-                break
-            time.sleep(0.1)
-        line = row_line(overview, "tally-currency")
-        assert "addressed" in line, overview
+        overview = wait_for_row(terminal, overview_pane, "tally-currency", "addressed")
         assert "Waiting on you" in overview
     finally:
         terminal.close()
+
+
+def wait_for_row(terminal: Terminal, pane: str, name: str, text: str, timeout: float = 30.0) -> str:
+    """The pane's screen once the overview's row of `name` says `text` (a pane is drawn again
+    from blank when it is resized, and rows come in as they are read)."""
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = terminal.tmux("capture-pane", "-p", "-t", pane)
+        try:
+            if text in row_line(screen, name):
+                return screen
+        except AssertionError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"the row of {name} never said {text!r}:\n{screen}")
