@@ -160,6 +160,25 @@ def test_rows_group_by_what_they_wait_on_the_reviewer_first_and_problems_last(
     assert [row.name for row in by_wait(opened.read_all())] == ["old", "new", "busy", "repo", "broken"]
 
 
+def test_among_the_rows_that_wait_on_nothing_those_ready_to_merge_come_first(
+    project: Repo, overview: Callable[[Path], Overview]
+) -> None:
+    from review.repo.git import find_worktree
+    from review.repo.lines import FileReader
+    from review.repo.scope import Scope, resolve
+    from review.state import rounds
+
+    done = project.worktree("done", "agent/done")
+    edited_ago(done, 100)
+    worktree = find_worktree(done.root)
+    rounds.send(Store(done.root), worktree, "approve", "", FileReader(worktree, resolve(worktree, Scope()).old))
+    rows = by_wait(overview(project.root).read_all())
+    assert [(row.name, row.reason) for row in rows] == [
+        ("done", "approved: ready to merge"),
+        ("repo", "no changes"),
+    ]
+
+
 @pytest.mark.parametrize(
     ("seconds", "says"),
     [(0, "0s"), (59, "59s"), (60, "1m"), (3599, "59m"), (3600, "1h"), (86399, "23h"), (2 * 86400 + 5, "2d")],

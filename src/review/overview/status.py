@@ -152,6 +152,7 @@ def by_wait(rows: Iterable[Row]) -> list[Row]:
         key=lambda row: (
             bool(row.problem),
             _WAIT_ORDER[row.waits_on],
+            row.review_state != "approved",  # among those that wait on nothing, ready to merge first
             row.waiting_since is None,
             row.waiting_since or 0.0,
         ),
