@@ -336,7 +336,7 @@ def test_a_round_of_a_summary_alone_is_the_agents_until_its_work_changes(
     make_old(idle, "src/app.py")
     rounds.send(store, find_worktree(idle.root), "request_changes", "split this into two commits", read)
     row = row_of(overview(project.root), idle)
-    assert (row.review_state, row.waits_on) == ("sent", "agent")
+    assert (row.review_state, row.waits_on, row.reason) == ("sent", "agent", "a review to act on")
     idle.write("src/app.py", "one of two\n")
     row = row_of(overview(project.root), idle)
     assert (row.review_state, row.waits_on) == ("addressed", "reviewer")

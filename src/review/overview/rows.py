@@ -408,7 +408,7 @@ def _decide_wait(row: Row, review: Review | None, approved_then_changed: bool = 
     elif row.review_state == "drafts":
         row.waits_on, row.reason = "reviewer", "drafts not sent"
     elif row.review_state == "sent":
-        row.waits_on, row.reason = "agent", "comments to address"
+        row.waits_on, row.reason = "agent", "comments to address" if row.open_comments else "a review to act on"
     elif row.review_state == "answered":
         row.waits_on, row.reason = "reviewer", "the agent answered"
     elif row.review_state == "addressed":
