@@ -271,3 +271,28 @@ def test_a_worktree_git_cannot_merge_leaves_the_other_merges_standing(
     assert (overlap.worktree, overlap.conflict) == (one.root, None)  # unrelated histories: not tried
     assert found["lonely"].merges_cleanly is None
     assert found["one"].merges_cleanly is True
+
+
+def test_a_merge_is_remembered_between_runs_and_tried_again_only_when_the_work_changes(
+    project: Repo, overview: Callable[[Path], Overview], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, two = project.worktree("one", "agent/one"), project.worktree("two", "agent/two")
+    one.write("src/app.py", app_with(l5="five by one"))
+    two.write("src/app.py", app_with(l5="five by two"))
+    rows(overview(project.root))
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))  # git's own log of every command it runs
+
+    again = overview(project.root)
+    found = rows(again)
+    assert found["one"].overlaps[0].conflict is True  # as remembered
+    assert "merge-tree" not in trace.read_text()
+    # the hunks of a remembered conflict are read from a fresh merge of the same two snapshots
+    [(path, [hunk])] = again.conflicts(found["one"], found["two"])
+    assert (path, hunk.ours, hunk.theirs) == ("src/app.py", ["five by one"], ["five by two"])
+
+    trace.write_text("")
+    two.write("src/app.py", app_with(l9="nine by two"))
+    changed = rows(overview(project.root))
+    assert changed["one"].overlaps[0].conflict is False
+    assert "merge-tree" in trace.read_text()

@@ -3,7 +3,8 @@ conflict, found by trial merges of their snapshots (`repo.merge`).
 
 Only pairs that touch a common file are merged, all in one git process, and a merge is known by
 the two snapshot commits it merged: a snapshot of unchanged work is the same commit, so after an
-edit only the pairs of the worktree that changed are merged again.
+edit only the pairs of the worktree that changed are merged again. The outcomes are remembered
+between runs too (`remembered`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
+from review.overview import remembered
 from review.overview.rows import Overlap, Repository, Row
 from review.repo import merge
 from review.repo.merge import ConflictHunk, Merge, Scratch
@@ -19,10 +21,11 @@ from review.repo.merge import ConflictHunk, Merge, Scratch
 class Radar:
     """The trial merges of one repository's worktrees, remembered while their work is unchanged."""
 
-    def __init__(self, repo: Repository, scratch: Scratch) -> None:
+    def __init__(self, repo: Repository, scratch: Scratch, *, remember: bool = True) -> None:
         self.repo = repo
         self.scratch = scratch
-        self._merges: dict[tuple[str, str], Merge] = {}
+        self._file = remembered.cache_file(repo.common_dir) if remember else None
+        self._merges: dict[tuple[str, str], Merge] = remembered.load(self._file) if self._file else {}
 
     def apply(self, rows: Sequence[Row]) -> None:
         """Fill in every row's overlaps and whether it merges into the default branch."""
@@ -38,6 +41,8 @@ class Radar:
             self._merges[(made.ours, made.theirs)] = made
         # What no row needs any more is forgotten, so the cache follows the work.
         self._merges = {key: self._merges[key] for key in keys if key in self._merges}
+        if missing and self._file is not None:
+            remembered.save(self._file, self._merges)
 
         for row in rows:
             row.overlaps = []
@@ -73,6 +78,11 @@ class Radar:
             swapped = True
         if tried is None or tried.tree is None or tried.clean:
             return []
+        if not tried.tree:  # remembered from an earlier run: merge again for the merged files
+            tried = merge.trial_merges(self.repo.root, [(tried.ours, tried.theirs)], self.scratch)[0]
+            self._merges[(tried.ours, tried.theirs)] = tried
+            if tried.tree is None or tried.clean:
+                return []
         found = []
         for path in tried.conflict_files:
             hunks = merge.conflict_hunks(self.repo.root, tried.tree, path, self.scratch)

@@ -59,7 +59,7 @@ class Merge:
     clean: bool
     tree: str | None
     """The merged tree, with conflict markers in the files that conflict; None when git could
-    not merge the two at all."""
+    not merge the two at all; "" when the outcome is remembered but the tree is not at hand."""
     conflict_files: list[str] = field(default_factory=list)
 
 

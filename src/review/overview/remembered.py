@@ -1,0 +1,52 @@
+"""The outcomes of trial merges, remembered between runs in the user's cache folder.
+
+A snapshot of the same work is always the same commit (`repo.merge.snapshot_commits`), so the
+outcome of merging two snapshots is known by their two commit ids for good. Opening the overview
+again, or `review status` run by a script every few seconds, merges only the pairs whose work
+changed since. It is a cache: a file that cannot be read or written is left alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from review.errors import CannotWrite
+from review.repo.merge import Merge
+from review.state.files import replace_atomically
+
+_SCHEMA = 1
+
+
+def cache_file(common_dir: Path) -> Path:
+    """Where the merges of the repository whose git folder is `common_dir` are remembered."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    name = hashlib.sha256(os.fsencode(common_dir)).hexdigest()[:24]
+    return Path(base) / "review" / "merges" / f"{name}.json"
+
+
+def load(path: Path) -> dict[tuple[str, str], Merge]:
+    """The merges remembered in `path`, without their trees (`Merge.tree` is "")."""
+    try:
+        data = json.loads(path.read_bytes())
+        if data.get("schema") != _SCHEMA:
+            return {}
+        found = {}
+        for key, (clean, files) in data["merges"].items():
+            ours, theirs = key.split(" ")
+            found[(ours, theirs)] = Merge(ours, theirs, clean=bool(clean), tree="", conflict_files=list(files))
+        return found
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def save(path: Path, merges: dict[tuple[str, str], Merge]) -> None:
+    """Remember these merges (those git could merge) in `path`, in place of what it held."""
+    kept = {f"{m.ours} {m.theirs}": [m.clean, m.conflict_files] for m in merges.values() if m.tree is not None}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_atomically(path, json.dumps({"schema": _SCHEMA, "merges": kept}).encode())
+    except (OSError, CannotWrite):
+        pass  # a cache that cannot be written costs time, nothing else
