@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -64,11 +66,27 @@ def main() -> None:
 
     repo = cached_fleet(args.worktrees)
     review = str(Path(sys.executable).parent / "review")
-    status = []
+    minimal = [sys.executable, str(Path(__file__).parent / "minimal_app.py")]
+    # Each figure twice: with no trial merges remembered (a first run), and with those of the
+    # run before (the overview opened again, a script polling status).
+    remembered = tempfile.mkdtemp(prefix="review-bench-cache-")
+    status: dict[bool, list[float]] = {False: [], True: []}
+    screen: dict[bool, list[float]] = {False: [], True: []}
+    baseline = []
     for _ in range(args.runs):
-        began = time.perf_counter()
-        out = subprocess.run([review, "status", "--json", str(repo)], capture_output=True, check=True).stdout
-        status.append(time.perf_counter() - began)
+        seconds, program = complete_screen(minimal, b"minimal-app-ready", size)
+        baseline.append(seconds)
+        program.stop()
+        for warm in (False, True):
+            os.environ["XDG_CACHE_HOME"] = remembered if warm else tempfile.mkdtemp(prefix="review-bench-cold-")
+            began = time.perf_counter()
+            out = subprocess.run([review, "status", "--json", str(repo)], capture_output=True, check=True).stdout
+            status[warm].append(time.perf_counter() - began)
+            if not warm:
+                os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="review-bench-cold-")
+            seconds, program = complete_screen([review, "all", str(repo)], b"Waiting on you", size)
+            screen[warm].append(seconds)
+            program.stop()
     rows = json.loads(out)["worktrees"]
     overlaps = sum(len(row["overlaps"]) for row in rows) // 2
     conflicts = sum(bool(o["conflict"]) for row in rows for o in row["overlaps"]) // 2
@@ -76,30 +94,26 @@ def main() -> None:
     print(
         f"{len(rows)} worktrees, {changed:,.0f} changed lines each, {overlaps} overlapping pairs, {conflicts} conflicting"
     )
-    print(
-        f"review status --json:              {statistics.median(status) * 1000:7.0f} ms (median of {args.runs})   target < 1000 ms"
-    )
+    base = statistics.median(baseline)
+    print(f"complete first screen, bare Textual:   {base * 1000:6.0f} ms (medians of {args.runs})")
+    for warm, says in ((False, "first run"), (True, "merges remembered")):
+        ours = statistics.median(screen[warm])
+        print(f"{says}:")
+        print(
+            f"  review status --json:                {statistics.median(status[warm]) * 1000:6.0f} ms   target < 1000 ms"
+        )
+        print(f"  complete first screen, overview:     {ours * 1000:6.0f} ms = {ours / base:.2f}x   target < 1000 ms")
 
-    minimal = [sys.executable, str(Path(__file__).parent / "minimal_app.py")]
-    baseline, overview = [], []
-    for _ in range(args.runs):
-        seconds, program = complete_screen(minimal, b"minimal-app-ready", size)
-        baseline.append(seconds)
-        program.stop()
-        seconds, program = complete_screen([review, "all", str(repo)], b"agent-1", size)
-        overview.append(seconds)
-        program.stop()
-    base, ours = statistics.median(baseline), statistics.median(overview)
-    print(f"complete first screen, bare Textual: {base * 1000:7.0f} ms")
-    print(f"complete first screen, overview:     {ours * 1000:7.0f} ms = {ours / base:.2f}x   target < 1000 ms")
-
-    # An agent edits a file: the time until its row shows the new size. Each edit adds a number
-    # of lines that makes a count no other row shows.
-    agent = repo.parent / "agent-2"
-    target = next((agent / "src" / "area_1").glob("*.py"))
+    # The agent of the worktree under the cursor (the first that waits on the reviewer) edits a
+    # file: the time until the screen shows the new size. Each edit adds a number of lines that
+    # makes a count no other row shows; the cursor stays on the worktree wherever its row goes.
+    waiting = [row for row in rows if row["waits_on"] == "reviewer"]
+    first = min(waiting, key=lambda row: row["waiting_since"] or "")
+    agent = Path(first["path"])
+    target = sorted((agent / "src").glob("*/*.py"))[-1]
     original = target.read_text()
-    added = next(row["added"] for row in rows if row["name"] == "agent-2")
-    _, program = complete_screen([review, "all", str(repo)], b"agent-1", size)
+    added = first["added"]
+    _, program = complete_screen([review, "all", str(repo)], b"Waiting on you", size)
     updates = []
     try:
         for round in range(5):
