@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from review.overview.status import Overview
 
 
 @pytest.fixture(autouse=True)
@@ -136,3 +139,26 @@ async def until_seen(pilot, change, seen, timeout: float = 30.0) -> None:  # typ
             if seen():
                 return
     assert seen(), "the viewer never showed the change"
+
+
+def app_with(**lines: str) -> str:
+    """src/app.py with some lines replaced, e.g. `app_with(l5="five")`."""
+    text = [f"line {n}" for n in range(1, 21)]
+    for key, value in lines.items():
+        text[int(key.removeprefix("l")) - 1] = value
+    return "".join(f"{line}\n" for line in text)
+
+
+@pytest.fixture
+def overview() -> Iterator[Callable[[Path], Overview]]:
+    """Open an overview of a repository; closed at the end of the test."""
+    opened: list[Overview] = []
+
+    def open_(path: Path) -> Overview:
+        made = Overview(path)
+        opened.append(made)
+        return made
+
+    yield open_
+    for made in opened:
+        made.close()

@@ -4,41 +4,18 @@ branch, found by trial merges that touch nothing in the repository."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from conftest import Repo
+from conftest import Repo, app_with
 from review.overview.rows import Row
 from review.overview.status import Overview
 from review.repo.merge import ConflictHunk
 
 APP = "".join(f"line {n}\n" for n in range(1, 21))
 """src/app.py as the `project` fixture commits it."""
-
-
-def app_with(**lines: str) -> str:
-    """src/app.py with some lines replaced, e.g. `app_with(l5="five")`."""
-    text = [f"line {n}" for n in range(1, 21)]
-    for key, value in lines.items():
-        text[int(key.removeprefix("l")) - 1] = value
-    return "".join(f"{line}\n" for line in text)
-
-
-@pytest.fixture
-def overview() -> Iterator[Callable[[Path], Overview]]:
-    """Open an overview of a repository; closed at the end of the test."""
-    opened: list[Overview] = []
-
-    def open_(path: Path) -> Overview:
-        made = Overview(path)
-        opened.append(made)
-        return made
-
-    yield open_
-    for made in opened:
-        made.close()
 
 
 def rows(overview: Overview) -> dict[str, Row]:

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,21 +24,6 @@ from review.state import comments, rounds
 from review.state.comments import Where
 from review.state.model import Review, Verdict
 from review.state.store import Store
-
-
-@pytest.fixture
-def overview() -> Iterator[Callable[[Path], Overview]]:
-    """Open an overview of a repository; closed at the end of the test."""
-    opened: list[Overview] = []
-
-    def open_(path: Path) -> Overview:
-        made = Overview(path)
-        opened.append(made)
-        return made
-
-    yield open_
-    for made in opened:
-        made.close()
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from review.overview.rows import Overlap, Row
 from review.overview.status import age
 from review.repo.merge import ConflictHunk
 from review.repo.text import visible
+from review.tui.widgets.review_header import shortened
 
 Conflicts = Mapping[Path | None, Sequence[tuple[str, Sequence[ConflictHunk]]]]
 """The conflicting files and hunks of a worktree with each other worktree (by path), and with the
@@ -200,7 +201,7 @@ class RadarDetail(VerticalScroll):
             if reading:
                 text.append("  reading the conflicting lines…\n", style("muted"))
             return
-        names = [_shortened(visible(ours), SIDE_NAME), _shortened(visible(theirs), SIDE_NAME)]
+        names = [shortened(visible(ours), SIDE_NAME), shortened(visible(theirs), SIDE_NAME)]
         wide = max(cell_len(name) for name in names)
         for path, hunks in found[:FILES]:
             if not hunks:
@@ -236,11 +237,3 @@ def _files(paths: Sequence[str], *, colon: bool = False) -> str:
     named = ", ".join(visible(path) for path in paths[:FILES])
     more = f" and {len(paths) - FILES} more" if len(paths) > FILES else ""
     return f"{':' if colon else ' in'} {named}{more}"
-
-
-def _shortened(name: str, cells: int) -> str:
-    if cell_len(name) <= cells:
-        return name
-    text = Text(name)
-    text.truncate(cells, overflow="ellipsis")
-    return text.plain

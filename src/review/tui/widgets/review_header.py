@@ -154,12 +154,12 @@ class ReviewHeader(Widget):
             if _width(parts, name) <= width:
                 break
             if rank == _SHORTER_NAME:
-                name = _shortened(name, _SHORT_NAME)
+                name = shortened(name, _SHORT_NAME)
             else:
                 parts = [part for part in parts if part.rank != rank]
         if _width(parts, name) > width:
             # the rest always stays: the name takes what is left, down to one letter and "…"
-            name = _shortened(name, max(2, width - _width(parts, "")))
+            name = shortened(name, max(2, width - _width(parts, "")))
         line = Text(no_wrap=True, overflow="ellipsis", end="")
         for index, part in enumerate(parts):
             if index:
@@ -205,7 +205,7 @@ def _width(parts: list[_Part], name: str) -> int:
     return cells + cell_len(_GAP) * (len(parts) - 1)
 
 
-def _shortened(name: str, cells: int) -> str:
+def shortened(name: str, cells: int) -> str:
     """`name` cut to `cells` cells, its end replaced by an ellipsis."""
     if cell_len(name) <= cells:
         return name
