@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from review.agents import activity
-from review.errors import ReviewError
+from review.errors import NotARepository, ReviewError
 from review.repo import git, merge
 from review.repo.git import Worktree, WorktreeEntry
 from review.state.model import Review
@@ -134,8 +134,6 @@ def default_of(home: Worktree) -> tuple[str | None, str | None]:
 
 def _find(path: Path) -> Worktree:
     """The worktree at `path`, or, for a bare repository, a stand-in that git can run in."""
-    from review.errors import NotARepository
-
     try:
         return git.find_worktree(path)
     except NotARepository:
