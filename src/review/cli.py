@@ -135,9 +135,9 @@ def _open_overview(repository: Path) -> int:
     from review.overview.status import Overview
 
     config = load_config()
-    with Overview(repository) as overview, ThreadPoolExecutor(max_workers=1) as pool:
+    with Overview(repository) as overview:
         # git reads the worktrees while Textual is imported and starts.
-        reading = pool.submit(overview.read_rows)
+        reading = overview.read_apart()
         from review.tui.app import make_overview_app
 
         make_overview_app(overview, config, first=reading).run()

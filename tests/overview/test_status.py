@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +15,7 @@ import pytest
 
 from conftest import Repo, app_with
 from review.agents import activity
-from review.overview.status import Overview, age, by_wait, stamp
+from review.overview.status import Overview, age, by_wait, row_json, stamp
 from review.state.store import Store
 
 
@@ -189,3 +191,36 @@ def test_a_long_followed_overview_starts_a_new_scratch_store_and_removes_the_old
     conflict = next(o for o in rows[one.root].overlaps if o.worktree == two.root)
     assert conflict.conflict is True
     assert seen.conflicts(rows[one.root], rows[two.root])
+
+
+READ_APART = """
+import json, sys
+from review.overview.status import Overview, row_json
+with Overview(sys.argv[1]) as overview:
+    try:
+        rows = overview.read_apart().result()
+    except Exception as error:
+        print(json.dumps({"error": f"{type(error).__name__}: {error}"}))
+    else:
+        print(json.dumps([row_json(row) for row in rows] + [row_json(row) for row in overview.read_radar()]))
+"""
+
+
+def read_apart(path: Path) -> object:
+    """What `Overview.read_apart` gives in a process of its own, as `review all` runs it."""
+    done = subprocess.run([sys.executable, "-c", READ_APART, str(path)], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def test_reading_in_a_child_process_gives_the_rows_and_radar_of_reading_here(
+    project: Repo, overview: Callable[[Path], Overview]
+) -> None:
+    one, two = project.worktree("one", "agent/one"), project.worktree("two", "agent/two")
+    one.write("src/app.py", app_with(l5="five by one"))
+    two.write("src/app.py", app_with(l5="five by two"))
+    here = [row_json(row) for row in overview(project.root).read_all()]
+    apart = read_apart(project.root)
+    assert isinstance(apart, list)
+    # the rows the child read, then the radar read here from the merges it handed over
+    assert apart[: len(here)] == here and apart[len(here) :] == here
+    assert any(overlap["conflict"] for row in apart for overlap in row["overlaps"])

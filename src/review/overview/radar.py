@@ -25,7 +25,8 @@ class Radar:
         self.repo = repo
         self.scratch = scratch
         self._file = remembered.cache_file(repo.common_dir) if remember else None
-        self._merges: dict[tuple[str, str], Merge] = remembered.load(self._file) if self._file else {}
+        self.merges: dict[tuple[str, str], Merge] = remembered.load(self._file) if self._file else {}
+        """The merges tried, by the two commits merged; remembered while a row needs them."""
 
     def apply(self, rows: Sequence[Row]) -> None:
         """Fill in every row's overlaps and whether it merges into the default branch."""
@@ -36,27 +37,27 @@ class Radar:
             (self.repo.default_commit, row.snapshot) for row in into_default
         ]
         keys = [(str(ours), str(theirs)) for ours, theirs in wanted]
-        missing = [key for key in dict.fromkeys(keys) if key not in self._merges]
+        missing = [key for key in dict.fromkeys(keys) if key not in self.merges]
         for made in merge.trial_merges(self.repo.root, missing, self.scratch):
-            self._merges[(made.ours, made.theirs)] = made
+            self.merges[(made.ours, made.theirs)] = made
         # What no row needs any more is forgotten, so the cache follows the work.
-        self._merges = {key: self._merges[key] for key in keys if key in self._merges}
+        self.merges = {key: self.merges[key] for key in keys if key in self.merges}
         if missing and self._file is not None:
-            remembered.save(self._file, self._merges)
+            remembered.save(self._file, self.merges)
 
         for row in rows:
             row.overlaps = []
             row.merges_cleanly = None
             row.default_conflict_files = []
         for a, b in pairs:
-            tried = self._merges.get((str(a.snapshot), str(b.snapshot)))
+            tried = self.merges.get((str(a.snapshot), str(b.snapshot)))
             conflict = None if tried is None or tried.tree is None else not tried.clean
             files = sorted(a.changed & b.changed)
             conflicted = tried.conflict_files if tried else []
             a.overlaps.append(Overlap(b.path, files, conflict, conflicted))
             b.overlaps.append(Overlap(a.path, files, conflict, conflicted))
         for row in into_default:
-            tried = self._merges.get((str(self.repo.default_commit), str(row.snapshot)))
+            tried = self.merges.get((str(self.repo.default_commit), str(row.snapshot)))
             if tried is not None and tried.tree is not None:
                 row.merges_cleanly = tried.clean
                 row.default_conflict_files = tried.conflict_files
@@ -68,19 +69,19 @@ class Radar:
         """The conflicting files of merging `a` and `b` (None: the default branch), each with
         its conflicting hunks; empty when they merge cleanly or were not tried."""
         if b is not None:
-            tried = self._merges.get((str(a.snapshot), str(b.snapshot)))
+            tried = self.merges.get((str(a.snapshot), str(b.snapshot)))
             swapped = tried is None
             if swapped:
-                tried = self._merges.get((str(b.snapshot), str(a.snapshot)))
+                tried = self.merges.get((str(b.snapshot), str(a.snapshot)))
         else:
             # Merges into the default branch are tried with the default branch as ours.
-            tried = self._merges.get((str(self.repo.default_commit), str(a.snapshot)))
+            tried = self.merges.get((str(self.repo.default_commit), str(a.snapshot)))
             swapped = True
         if tried is None or tried.tree is None or tried.clean:
             return []
         if not tried.tree:  # remembered from an earlier run: merge again for the merged files
             tried = merge.trial_merges(self.repo.root, [(tried.ours, tried.theirs)], self.scratch)[0]
-            self._merges[(tried.ours, tried.theirs)] = tried
+            self.merges[(tried.ours, tried.theirs)] = tried
             if tried.tree is None or tried.clean:
                 return []
         found = []

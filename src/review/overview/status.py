@@ -4,14 +4,16 @@ worktree at a time: what `review status` prints and the overview shows."""
 from __future__ import annotations
 
 import os
+import pickle
 import threading
 import time
-from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from review.errors import ReviewError
 from review.overview.radar import Radar
 from review.overview.rows import Repository, Row, default_of, finish, open_repository, start
 from review.repo import git
@@ -68,6 +70,53 @@ class Overview:
         with self._turn:
             self._read(self._entries)
             return self.rows
+
+    def read_apart(self) -> Future[list[Row]]:
+        """Read every worktree and the radar in a child process, and take its rows when done.
+
+        For a program that is about to start its screen: the child starts git's many small
+        processes without waiting for this process's interpreter, busy importing and starting
+        Textual. Call it before any thread is started (it forks).
+        """
+        readable, writable = os.pipe()
+        try:
+            child = os.fork()
+        except OSError:  # no process to spare: read here, in a thread
+            os.close(readable)
+            os.close(writable)
+            return in_a_thread(self.read_all)
+        if child == 0:  # pragma: no cover (the child's coverage is not collected)
+            os.close(readable)
+            try:
+                self.read_all()
+                found: object = (self._rows, self.radar.merges, self._reads)
+            except BaseException as error:  # for the parent to raise
+                found = error
+            with os.fdopen(writable, "wb") as out:
+                out.write(pickle.dumps(found))
+            os._exit(0)
+        os.close(writable)
+        done: Future[list[Row]] = Future()
+
+        def take() -> None:
+            with os.fdopen(readable, "rb") as got:
+                data = got.read()
+            os.waitpid(child, 0)
+            try:
+                found = pickle.loads(data)
+            except (pickle.UnpicklingError, EOFError) as error:
+                done.set_exception(ReviewError(f"reading the worktrees failed: {error}"))
+                return
+            if isinstance(found, BaseException):
+                done.set_exception(found)
+                return
+            with self._turn:
+                self._rows, merges, self._reads = found
+                self.radar.merges.update(merges)
+                done.set_result(self.rows)
+
+        threading.Thread(target=take, name="review-overview-read-apart", daemon=True).start()
+        return done
 
     def read_radar(self) -> list[Row]:
         """Add the radar to the rows read."""
@@ -143,6 +192,20 @@ class Overview:
             "default_branch": self.repo.default_branch,
             "worktrees": [row_json(row) for row in self.rows],
         }
+
+
+def in_a_thread(read: Callable[[], list[Row]]) -> Future[list[Row]]:
+    """Start `read` in a thread of its own; its outcome in a future."""
+    done: Future[list[Row]] = Future()
+
+    def run() -> None:
+        try:
+            done.set_result(read())
+        except BaseException as error:  # for whoever waits for the rows
+            done.set_exception(error)
+
+    threading.Thread(target=run, name="review-overview-read", daemon=True).start()
+    return done
 
 
 def by_wait(rows: Iterable[Row]) -> list[Row]:

@@ -5,7 +5,6 @@ which the reviewer opens one review after another in the same app."""
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -20,7 +19,7 @@ from review.config import Config
 from review.errors import BadConfig, ReviewError
 from review.overview import attention
 from review.overview.rows import Row
-from review.overview.status import Overview
+from review.overview.status import Overview, in_a_thread
 from review.repo import git
 from review.repo.git import Worktree
 from review.repo.scope import Scope
@@ -327,7 +326,7 @@ def make_overview_app(
 ) -> ReviewApp:
     """The app on the overview of `overview`'s repository, from which the reviewer opens each
     worktree's review. Its rows start being read at once, while the app starts, unless `first`
-    is that reading already under way (`in_background(overview.read_rows)`).
+    is that reading already under way (`Overview.read_apart()`).
 
     The caller keeps `overview` and closes it after the app has run. Tests pass `watch=False` to
     leave the live updates and the review screens' file watchers off, and `now` to stop the clock
@@ -339,20 +338,6 @@ def make_overview_app(
         config or Config(),
         watch=watch,
         overview=overview,
-        first_rows=first or in_background(overview.read_rows),
+        first_rows=first or in_a_thread(overview.read_rows),
         now=now,
     )
-
-
-def in_background(read: Callable[[], list[Row]]) -> Future[list[Row]]:
-    """Start `read` in a thread of its own; its outcome in a future."""
-    future: Future[list[Row]] = Future()
-
-    def run() -> None:
-        try:
-            future.set_result(read())
-        except BaseException as error:  # handed to whoever waits for the rows
-            future.set_exception(error)
-
-    threading.Thread(target=run, name="review-overview-first-read", daemon=True).start()
-    return future
