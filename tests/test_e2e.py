@@ -269,6 +269,7 @@ def test_the_overview_marks_the_two_conflicting_agents_and_status_json_says_so(t
         assert "✗ tally-currency" in row_line(screen, "tally-csv-export")
         assert "✗" not in row_line(screen, "tally")  # main changes nothing
         # the detail pane of the row under the cursor (the first in the queue) shows the hunk
+        screen = terminal.wait_for('def total(entries, currency="EUR"):')
         assert "merging both conflicts in tally/ledger.py" in screen
         assert 'def total(entries, currency="EUR"):' in screen
         assert "def total(entries, category=None):" in screen
