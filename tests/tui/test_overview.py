@@ -24,6 +24,8 @@ from review.config import Config
 from review.demo import Demo
 from review.overview.rows import Row
 from review.overview.status import Overview
+from review.repo.git import find_worktree
+from review.repo.scope import Scope
 from review.repo.text import visible
 from review.state.store import FOLDER, Store
 from review.tui.app import ReviewApp, make_overview_app
@@ -376,6 +378,22 @@ async def test_enter_opens_the_review_and_o_comes_back_to_the_same_row(made: Dem
         await loaded(pilot)
         table = overview_of(pilot).table
         assert table.row is not None and table.row.name == "tally-csv-export"
+
+
+async def test_o_pressed_while_a_review_is_still_opening_waits_for_it(made: Demo, app_of) -> None:  # type: ignore[no-untyped-def]
+    async with app_of().run_test(size=WIDE, notifications=True) as pilot:
+        await loaded(pilot)
+        await pilot.press("W")
+        await reviewing(pilot, made.agents["cleanup"])
+        app = pilot.app
+        assert isinstance(app, ReviewApp)
+        # the next review is on the stack but not yet mounted when `o` comes
+        opening = app._review_screen(find_worktree(made.agents["currency"]), Scope())
+        app.switch_screen(opening)
+        app.action_overview()
+        await until(pilot, lambda: isinstance(pilot.app.screen, OverviewScreen))
+        assert opening.is_mounted  # it started, then was left
+        assert opening not in pilot.app.screen_stack
 
 
 async def test_W_goes_through_the_waiting_worktrees_longest_waiting_first(made: Demo, app_of) -> None:  # type: ignore[no-untyped-def]

@@ -168,6 +168,11 @@ class ReviewApp(App[None]):
     def _leave(self, screen: ReviewScreen, then: Callable[[], None]) -> None:
         """Leave a review once the reviewer's changes to it are saved; while one cannot be saved,
         only when the reviewer says so (its text stays in the unsaved file)."""
+        if not screen.is_mounted:
+            # It is still starting (the key came right after the one that opened it): taking it
+            # away now would take its widgets from under its own start.
+            self.set_timer(0.05, lambda: self._leave(screen, then))
+            return
         if screen in self._leaving:
             return
         self._leaving.add(screen)
