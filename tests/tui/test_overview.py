@@ -396,6 +396,21 @@ async def test_o_pressed_while_a_review_is_still_opening_waits_for_it(made: Demo
         assert opening not in pilot.app.screen_stack
 
 
+async def test_a_review_left_before_git_answered_ignores_the_answer(made: Demo, app_of) -> None:  # type: ignore[no-untyped-def]
+    async with app_of().run_test(size=WIDE, notifications=True) as pilot:
+        await loaded(pilot)
+        await pilot.press("W")
+        left = await reviewing(pilot, made.agents["cleanup"])
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(pilot.app.screen, OverviewScreen))
+        assert left.diff is not None and not left.is_attached
+        # what its workers hand in late (a reload, the file list) finds no widgets to fill
+        left._list_files(left.diff)
+        left._failed("late")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, OverviewScreen)
+
+
 async def test_W_goes_through_the_waiting_worktrees_longest_waiting_first(made: Demo, app_of) -> None:  # type: ignore[no-untyped-def]
     async with app_of().run_test(size=WIDE, notifications=True) as pilot:
         await loaded(pilot)

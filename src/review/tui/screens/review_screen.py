@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
-from typing import cast
+from typing import Concatenate, ParamSpec, cast
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -62,6 +64,22 @@ def _matters(change: FileChange, path: str) -> bool:
 
 FirstDiff = tuple[Sides, "Future[Diff]"]
 """The sides and the diff being read while the app starts."""
+
+_P = ParamSpec("_P")
+
+
+def _while_shown(
+    method: Callable[Concatenate[ReviewScreen, _P], None],
+) -> Callable[Concatenate[ReviewScreen, _P], None]:
+    """Run a worker's result only while the screen is shown: the reviewer may have left this
+    review (back to the overview, on to the next) before git finished reading it."""
+
+    @functools.wraps(method)
+    def shown(screen: ReviewScreen, /, *args: _P.args, **kwargs: _P.kwargs) -> None:
+        if screen.is_attached:
+            method(screen, *args, **kwargs)
+
+    return shown
 
 
 class ReviewScreen(Screen[None]):
@@ -201,6 +219,7 @@ class ReviewScreen(Screen[None]):
     def _unreadable(self, reason: str) -> str:
         return f"{reason}. You can go on reading and commenting: what you write is kept and saved once the file can be read."
 
+    @_while_shown
     def _problem(self, message: str) -> None:
         # every reload while the agent edits finds the same trouble again: it is said once, until
         # the review can be read again
@@ -209,11 +228,13 @@ class ReviewScreen(Screen[None]):
         self._said = message
         self.notify(message, title="review", severity="error", timeout=12)
 
+    @_while_shown
     def _failed(self, message: str) -> None:
         self.view.empty_message = f"Cannot show the diff: {visible(message)}"
         self.view.refresh()
         self.notify(message, title="review", severity="error", timeout=10)
 
+    @_while_shown
     def _loaded(self, sides: Sides, diff: Diff, readable: Review | None) -> None:
         """Show the diff read again, with the review (None when it cannot be read)."""
         if readable is not None:
@@ -234,6 +255,7 @@ class ReviewScreen(Screen[None]):
         # the diff is what the reviewer reads first: the list follows in the next frame
         self.call_after_refresh(self._list_files, diff)
 
+    @_while_shown
     def _show_review(self, review: Review) -> None:
         self._said = None
         self.review = review
@@ -244,6 +266,7 @@ class ReviewScreen(Screen[None]):
         if review is not None:
             self._show_review(review)
 
+    @_while_shown
     def _list_files(self, diff: Diff) -> None:
         if diff is not self.diff:
             return
@@ -357,6 +380,7 @@ class ReviewScreen(Screen[None]):
             return
         self.app.call_from_thread(self._widened, diff, index, wider)
 
+    @_while_shown
     def _widened(self, diff: Diff, index: int, wider: FileDiff) -> None:
         if diff is not self.diff:
             return  # the diff was read again meanwhile, with the wider context
