@@ -112,9 +112,11 @@ def _status(argv: Sequence[str]) -> int:
     parser = _repository_parser("status", "Every worktree of the repository: its agent, its review, what it waits on.")
     parser.add_argument("--json", action="store_true", help="print JSON (the fields are listed in the README)")
     args = parser.parse_args(argv)
+    from review.agents.tmux import KNOWN_AGENTS
+    from review.config import load_config
     from review.overview.status import Overview
 
-    with Overview(args.repository) as overview:
+    with Overview(args.repository, agents=(*KNOWN_AGENTS, *load_config().agents)) as overview:
         overview.read_all()
         if args.json:
             print(json.dumps(overview.as_json(), indent=2))
@@ -135,7 +137,9 @@ def _open_overview(repository: Path) -> int:
     from review.overview.status import Overview
 
     config = load_config()
-    with Overview(repository) as overview:
+    from review.agents.tmux import KNOWN_AGENTS
+
+    with Overview(repository, agents=(*KNOWN_AGENTS, *config.agents)) as overview:
         # git reads the worktrees while Textual is imported and starts.
         reading = overview.read_apart()
         from review.tui.app import make_overview_app

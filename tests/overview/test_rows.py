@@ -398,3 +398,29 @@ def test_the_row_at_a_path_is_the_worktree_that_holds_it(project: Repo, overview
     opened.read_all()
     found = opened.row_at(one.root / "src" / "app.py")
     assert found is not None and found.path == one.root
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
+def test_without_hooks_the_agent_is_named_from_the_tmux_pane_it_runs_in(project: Repo, tmp_path: Path) -> None:
+    from review.agents.tmux import Tmux
+    from tmux import Terminal
+
+    quiet = project.worktree("quiet", "agent/quiet")
+    hooked = project.worktree("hooked", "agent/hooked")
+    activity.record(hooked.root, "idle", "claude", "Stop")
+    programs = tmp_path / "bin"
+    programs.mkdir()
+    stand_in = programs / "codex"  # a stand-in agent: a program of that name, at work
+    stand_in.write_text("#!/bin/sh\nwhile true; do sleep 1; done\n")
+    stand_in.chmod(0o755)
+    terminal = Terminal(tmp_path)
+    try:
+        for tree in (quiet, hooked):
+            terminal.tmux("new-window", "-d", "-c", str(tree.root), "--", str(stand_in))
+        with Overview(project.root, tmux=Tmux(terminal.socket)) as seen:
+            rows = {row.path: row for row in seen.read_all()}
+    finally:
+        terminal.close()
+    assert rows[quiet.root].agent == "codex"
+    assert rows[hooked.root].agent == "claude"  # what its hooks said comes first
+    assert rows[project.root].agent is None  # no agent in a pane there

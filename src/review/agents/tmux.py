@@ -181,12 +181,23 @@ def find_agent_pane(tmux: Tmux, worktree: Path, agents: Sequence[str] = KNOWN_AG
     Raises:
         DeliveryFailed: tmux is missing or no server answers.
     """
-    root = worktree.resolve()
+    return agent_panes(tmux, [worktree], agents).get(worktree)
+
+
+def agent_panes(tmux: Tmux, worktrees: Sequence[Path], agents: Sequence[str] = KNOWN_AGENTS) -> dict[Path, Pane]:
+    """For each of `worktrees` in which an agent works, its pane (as `find_agent_pane` finds
+    it), from one listing of the panes.
+
+    Raises:
+        DeliveryFailed: tmux is missing or no server answers.
+    """
+    roots = {worktree: worktree.resolve() for worktree in worktrees}
     table: dict[int, _Process] | None = None
-    found: list[Pane] = []
+    found: dict[Path, list[Pane]] = {}
     for pane_id, pid, command, path in tmux.panes():
         where = path.resolve()
-        if not _belongs_to(where, root):
+        holding = [worktree for worktree, root in roots.items() if _belongs_to(where, root)]
+        if not holding:
             continue
         if command in agents:
             agent: str | None = command
@@ -195,10 +206,14 @@ def find_agent_pane(tmux: Tmux, worktree: Path, agents: Sequence[str] = KNOWN_AG
                 table = _processes()
             agent = _foreground_agent(pid, agents, table)
         if agent is not None:
-            found.append(Pane(id=pane_id, pid=pid, command=command, path=where, agent=agent))
-    if not found:
-        return None
-    return min(found, key=lambda pane: (-len(pane.path.parts), _pane_number(pane.id)))
+            for worktree in holding:
+                found.setdefault(worktree, []).append(
+                    Pane(id=pane_id, pid=pid, command=command, path=where, agent=agent)
+                )
+    return {
+        worktree: min(panes, key=lambda pane: (-len(pane.path.parts), _pane_number(pane.id)))
+        for worktree, panes in found.items()
+    }
 
 
 def is_idle(

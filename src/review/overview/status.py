@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import os
 import pickle
+import shutil
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from review.errors import ReviewError
+from review.agents.tmux import KNOWN_AGENTS, Tmux, agent_panes
+from review.errors import DeliveryFailed, ReviewError
 from review.overview.radar import Radar
 from review.overview.rows import Repository, Row, default_of, finish, open_repository, start
 from review.repo import git
@@ -34,8 +36,17 @@ class Overview:
     """The rows of one repository's worktrees. Its readings take turns: a live refresh in one
     thread and the conflicts the reviewer looks at in another never read at the same time."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, tmux: Tmux | None = None, agents: Sequence[str] = KNOWN_AGENTS) -> None:
+        """The worktrees of the repository at `path`.
+
+        Args:
+            tmux: Where to look for agents whose hooks name none (default: the tmux server this
+                process runs in, else the user's, when tmux is installed).
+            agents: The program names that count as agents in a pane.
+        """
         self.repo, self._entries = open_repository(path)
+        self.tmux = tmux if tmux is not None else Tmux() if shutil.which("tmux") else None
+        self.agents = tuple(agents)
         self.scratch = Scratch(self.repo.common_dir)
         self.radar = Radar(self.repo, self.scratch)
         self._rows: dict[Path, Row] = {}
@@ -166,8 +177,24 @@ class Overview:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             readings = list(pool.map(lambda entry: start(entry, self.repo, self.scratch), entries))
         self._reads += len(readings)
-        for row in finish(readings, self.repo, self.scratch):
+        rows = finish(readings, self.repo, self.scratch)
+        self._name_agents(rows)
+        for row in rows:
             self._rows[row.path] = row
+
+    def _name_agents(self, rows: list[Row]) -> None:
+        """Name the agents no hook named from the tmux panes they run in, if any."""
+        unnamed = [row for row in rows if row.agent is None and not row.problem]
+        if not unnamed or self.tmux is None:
+            return
+        try:
+            found = agent_panes(self.tmux, [row.path for row in unnamed], self.agents)
+        except DeliveryFailed:
+            return  # no tmux server: nothing to learn there
+        for row in unnamed:
+            pane = found.get(row.path)
+            if pane is not None:
+                row.agent = pane.agent
 
     def row_at(self, path: Path) -> Row | None:
         """The row of the worktree that contains `path`: the deepest, for nested worktrees."""
