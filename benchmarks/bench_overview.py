@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from bench_tui import Program
+from review.overview.live import GAP
 from synthetic import CACHE, fleet
 
 QUIET = 0.5
@@ -127,6 +128,8 @@ def main() -> None:
                 program.read(0.02)
             updates.append(time.perf_counter() - written)
             program.settle()
+            # an edit after a pause: edits closer together than live.GAP are read together
+            time.sleep(GAP)
     finally:
         target.write_text(original)
     print("updates:", ", ".join(f"{seconds * 1000:.0f}" for seconds in updates), "ms")

@@ -141,6 +141,25 @@ def test_an_edit_reads_again_that_worktree_only(
     assert all(read == {"a"} for read in live.read_since(since))
 
 
+def test_an_agent_writing_all_the_time_has_its_row_read_twice_a_second_and_its_last_write_shown(
+    project: Repo, agents: tuple[Repo, Repo], following: Callable[[Path], Following]
+) -> None:
+    from review.overview.live import GAP
+
+    a, _ = agents
+    live = following(project.root)
+    since = live.mark()
+    began = time.monotonic()
+    for number in range(40):  # a write every 50 ms for two seconds
+        edit(a, "".join(f"line {n}\n" for n in range(number + 1)))
+        time.sleep(0.05)
+    written = time.monotonic() - began
+    rows, _ = live.until(lambda rows, read: "a" in read and rows["a"].added == 40, since)
+    reads = sum("a" in read for read in live.read_since(since))
+    assert reads <= written / GAP + 2  # not once a write: at most once a GAP, and the last one
+    assert rows["a"].added == 40
+
+
 def test_an_edit_in_a_nested_worktree_is_that_worktree_s(project: Repo, following: Callable[[Path], Following]) -> None:
     nested = project.root / ".worktrees" / "n"
     project.git("worktree", "add", "--quiet", "-b", "agent/n", str(nested))

@@ -31,6 +31,11 @@ Changed = Callable[[list[Row], set[Path]], None]
 TICK_SECONDS = 1.0
 """How often `changed` is called with no change, for the ages, and active rows decay."""
 
+GAP = 0.5
+"""Seconds between two readings of one worktree: an agent that writes all the time has its row
+read twice a second, not after every write, and the first change after a quiet spell is read at
+once."""
+
 _QUIET = frozenset({".git", "__pycache__", ".venv", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Folders in a worktree whose changes say nothing of the work: caches, environments, and a
 linked worktree's own `.git` file."""
@@ -69,13 +74,14 @@ def follow(overview: Overview, stop: threading.Event, changed: Changed, *, debou
     try:
         while not stop.is_set():
             try:
-                keeper.take(watcher.changes(_folders(overview), stop))
+                keeper.take(watcher.changes(_folders(overview), stop, keeper.wait_ms()))
             except FileNotFoundError:
                 # A folder went between listing and watching: look again.
                 if stop.wait(0.1):
                     return
                 keeper.take(set(), relist=True)
                 continue
+            keeper.catch_up()
             keeper.tick()
     finally:
         watcher.close()
@@ -91,8 +97,8 @@ class _Watcher:
         self.folders: list[Path] = []
         self.notify: RustNotify | None = None
 
-    def changes(self, folders: list[Path], stop: threading.Event) -> set[Path]:
-        """The paths that changed in `folders`, waiting at most a tick (none once `stop` is set).
+    def changes(self, folders: list[Path], stop: threading.Event, wait_ms: int) -> set[Path]:
+        """The paths that changed in `folders`, waiting at most `wait_ms` (none once `stop` is set).
 
         Raises:
             FileNotFoundError: one of `folders` is gone.
@@ -100,7 +106,7 @@ class _Watcher:
         seen = self._start(folders) if self.notify is None or folders != self.folders else set()
         assert self.notify is not None
         try:
-            got = self.notify.watch(self.debounce_ms, self.step_ms, int(TICK_SECONDS * 1000), stop)
+            got = self.notify.watch(self.debounce_ms, self.step_ms, wait_ms, stop)
         except RuntimeError:
             self.close()  # notify gave up on a folder: watch afresh next time
             return seen
@@ -152,6 +158,9 @@ class _Keeper:
         self.unsettled: set[Path] = set()
         """Worktrees that appeared: read again at the next tick, for what they did before their
         folder was watched."""
+        self.read_at: dict[Path, float] = {}
+        self.waiting: set[Path] = set()
+        """Worktrees that changed again soon after they were read: read once `GAP` is over."""
 
     def take(self, paths: set[Path], *, relist: bool = False) -> None:
         """Read again the worktrees that `paths` belong to; with `relist`, look for worktrees that
@@ -164,8 +173,26 @@ class _Keeper:
                 relist = True
             else:
                 roots |= found
-        if roots or relist:
-            self._refresh(roots)
+        now = time.monotonic()
+        soon = {root for root in roots if now - self.read_at.get(root, -GAP) < GAP}
+        self.waiting |= soon
+        if roots - soon or relist:
+            self._refresh(roots - soon)
+
+    def wait_ms(self) -> int:
+        """How long to wait for changes: until the next tick, or until a waiting worktree is due."""
+        due = self.next_tick
+        if self.waiting:
+            due = min(due, min(self.read_at.get(root, 0.0) for root in self.waiting) + GAP)
+        return max(1, int((due - time.monotonic()) * 1000))
+
+    def catch_up(self) -> None:
+        """Read the waiting worktrees whose `GAP` is over."""
+        now = time.monotonic()
+        due = {root for root in self.waiting if now - self.read_at.get(root, -GAP) >= GAP}
+        if due:
+            self.waiting -= due
+            self._refresh(due)
 
     def tick(self) -> None:
         """Once a second: read again the rows whose activity has expired, and tell."""
@@ -182,6 +209,10 @@ class _Keeper:
             self.changed(_copies(self.overview.rows), set())
 
     def _refresh(self, roots: Iterable[Path]) -> None:
+        roots = set(roots)
+        now = time.monotonic()
+        self.read_at.update(dict.fromkeys(roots, now))
+        self.waiting -= roots
         before = {row.path: row for row in self.overview.rows}
         after = self.overview.refresh(roots)
         # The rows read again are new objects; when the default branch moved that is every row.
