@@ -263,6 +263,14 @@ async def test_a_search_that_finds_nothing_says_so(agent_worktree: Repo) -> None
         assert "Not found" in Drawn.of(pilot.app.export_screenshot()).toasts()
 
 
+async def test_a_search_that_looks_like_markup_is_said_as_typed(agent_worktree: Repo) -> None:
+    async with app_for(agent_worktree).run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", "left_square_bracket", "slash", "right_square_bracket", "enter")
+        await pilot.pause()
+        assert "Not found: [/]" in Drawn.of(pilot.app.export_screenshot()).toasts()
+
+
 async def test_z_shows_more_context_around_the_hunk(agent_worktree: Repo) -> None:
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -14,6 +14,7 @@ from weakref import WeakKeyDictionary
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 
 from review.config import Config
 from review.errors import BadConfig, ReviewError
@@ -83,6 +84,19 @@ class ReviewApp(App[None]):
             raise BadConfig(f"unknown theme '{config.theme}' in the config file; choose one of {names}")
         self.theme = config.theme
         self.set_keymap(config.keys)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Show a toast, always as plain text: messages carry paths, names and searches from the
+        repository, in which `[` is no markup (and `[/]` would stop the app)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     @on(OverviewScreen.Called)
     def _tell_terminal(self, message: OverviewScreen.Called) -> None:
