@@ -392,14 +392,6 @@ def test_a_refresh_finds_a_new_worktree_and_forgets_a_removed_one(
     assert after[1].files == 1
 
 
-def test_the_row_at_a_path_is_the_worktree_that_holds_it(project: Repo, overview: Callable[[Path], Overview]) -> None:
-    one = project.worktree("one", "agent/one")
-    opened = overview(project.root)
-    opened.read_all()
-    found = opened.row_at(one.root / "src" / "app.py")
-    assert found is not None and found.path == one.root
-
-
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
 def test_without_hooks_the_agent_is_named_from_the_tmux_pane_it_runs_in(project: Repo, tmp_path: Path) -> None:
     from review.agents.tmux import Tmux

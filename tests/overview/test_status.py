@@ -15,7 +15,7 @@ import pytest
 
 from conftest import Repo, app_with
 from review.agents import activity
-from review.overview.status import Overview, age, by_wait, row_json, stamp
+from review.overview.status import Overview, age, by_wait, queue, row_json, stamp
 from review.state.store import Store
 
 
@@ -120,9 +120,7 @@ def test_the_queue_is_the_reviewers_worktrees_the_longest_waiting_first(
     edited_ago(trees["broken"], 5000)
     Store(trees["broken"].root).make_folder()
     Store(trees["broken"].root).path.write_text("garbage")
-    opened = overview(project.root)
-    opened.read_all()
-    assert [row.name for row in opened.queue()] == ["a", "c", "b"]
+    assert [row.name for row in queue(overview(project.root).read_all())] == ["a", "c", "b"]
 
 
 def test_rows_group_by_what_they_wait_on_the_reviewer_first_and_problems_last(

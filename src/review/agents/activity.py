@@ -7,13 +7,13 @@ and `review watch` read it, the latter so that it never types into a busy agent.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, get_args
 
 from review.state.files import replace_atomically
-from review.state.model import now
+from review.state.model import now, seconds
 from review.state.store import FOLDER, Store
 
 State = Literal["working", "idle", "waiting"]
@@ -36,11 +36,8 @@ class AgentState:
 
     def age(self) -> float:
         """Seconds since it was recorded."""
-        try:
-            then = datetime.strptime(self.at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-        except ValueError:
-            return float("inf")
-        return max(0.0, (datetime.now(UTC) - then).total_seconds())
+        then = seconds(self.at)
+        return float("inf") if then is None else max(0.0, time.time() - then)
 
 
 def record(root: Path, state: State, agent: str, event: str) -> None:

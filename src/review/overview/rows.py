@@ -10,7 +10,6 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -18,7 +17,7 @@ from review.agents import activity
 from review.errors import NotARepository, ReviewError
 from review.repo import git, merge
 from review.repo.git import Worktree, WorktreeEntry
-from review.state.model import Review
+from review.state.model import Review, seconds
 from review.state.store import Store
 
 AgentState = Literal["working", "idle", "waiting", "active", "unknown"]
@@ -225,13 +224,12 @@ def finish(readings: Sequence[Reading], repo: Repository, scratch: merge.Scratch
         edited = _last_edit(reading.worktree, changed) if reading.worktree else None
         row.last_change = max(filter(None, (edited, reading.committed)), default=None)
     for reading in readings:
-        if reading.worktree is not None:
-            _read_agent(reading.row)
+        said = _read_agent(reading.row) if reading.worktree is not None else None
         if reading.review is not None:
             _read_review(reading.row, reading.review)
         # Also for a row with no worktree to read (its folder gone, a bare repository), so that
         # its reason says what is wrong, as every other row's does.
-        _decide_wait(reading.row, reading.review, reading.approved_then_changed)
+        _decide_wait(reading.row, reading.review, said, reading.approved_then_changed)
     return [reading.row for reading in readings]
 
 
@@ -343,14 +341,15 @@ def _last_edit(worktree: Worktree, changed: set[str]) -> float | None:
     return newest
 
 
-def _read_agent(row: Row) -> None:
+def _read_agent(row: Row) -> activity.AgentState | None:
+    """The agent's state from its hooks (what they said, returned), else from file activity."""
     said = activity.read(row.path)
     if said is not None:
         row.agent = said.agent or None
         row.agent_state = said.state
-        return
-    if row.last_change is not None and time.time() - row.last_change < ACTIVE_SECONDS:
+    elif row.last_change is not None and time.time() - row.last_change < ACTIVE_SECONDS:
         row.agent_state = "active"
+    return said
 
 
 def _changed_since_approval(reading: Reading, repo: Repository) -> bool:
@@ -391,14 +390,16 @@ def _read_review(row: Row, review: Review) -> None:
 
 
 def _worked_since(row: Row, stamp: str) -> bool:
-    sent = _epoch(stamp)
+    sent = seconds(stamp)
     return row.last_change is not None and sent is not None and row.last_change > sent
 
 
-def _decide_wait(row: Row, review: Review | None, approved_then_changed: bool = False) -> None:
-    """Whom the worktree waits on, why, and since when."""
+def _decide_wait(
+    row: Row, review: Review | None, said: activity.AgentState | None = None, approved_then_changed: bool = False
+) -> None:
+    """Whom the worktree waits on, why, and since when (`said`: what the agent's hooks said)."""
     agent_busy = row.agent_state in ("working", "active")
-    since = _agent_acted(review, row)
+    since = _agent_acted(review, row, said)
     if row.problem:
         row.waits_on, row.reason = "nothing", row.problem
     elif row.agent_state == "waiting":
@@ -425,23 +426,15 @@ def _decide_wait(row: Row, review: Review | None, approved_then_changed: bool = 
         row.waiting_since = since
 
 
-def _agent_acted(review: Review | None, row: Row) -> float | None:
+def _agent_acted(review: Review | None, row: Row, said: activity.AgentState | None) -> float | None:
     """When the agent last did something: edited, committed, answered, resolved, stopped."""
     times: list[float | None] = [row.last_change]
     if review is not None:
         for comment in review.comments:
-            times.extend(_epoch(reply.at) for reply in comment.thread if reply.author == "agent")
+            times.extend(seconds(reply.at) for reply in comment.thread if reply.author == "agent")
             if comment.status == "addressed":
-                times.append(_epoch(comment.updated_at))
-    said = activity.read(row.path)
+                times.append(seconds(comment.updated_at))
     if said is not None:
-        times.append(_epoch(said.at))
+        times.append(seconds(said.at))
     known = [t for t in times if t is not None]
     return max(known) if known else None
-
-
-def _epoch(stamp: str) -> float | None:
-    try:
-        return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
-    except ValueError:
-        return None

@@ -10,7 +10,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from review.overview.rows import Repository, Row, default_of, finish, open_repos
 from review.repo import git
 from review.repo.git import WorktreeEntry
 from review.repo.merge import ConflictHunk, Scratch
+from review.state.model import stamp
 
 SCHEMA = "review-status/1"
 """The schema of `review status --json`, so that a script (or another machine's review) can
@@ -196,20 +196,10 @@ class Overview:
             if pane is not None:
                 row.agent = pane.agent
 
-    def row_at(self, path: Path) -> Row | None:
-        """The row of the worktree that contains `path`: the deepest, for nested worktrees."""
-        holding = [row for row in self._rows.values() if path == row.path or row.path in path.parents]
-        return max(holding, key=lambda row: len(row.path.parts), default=None)
-
     def conflicts(self, row: Row, other: Row | None) -> list[tuple[str, list[ConflictHunk]]]:
         """The files and hunks that conflict between two worktrees (None: the default branch)."""
         with self._turn:
             return self.radar.conflicts(row, other)
-
-    def queue(self) -> list[Row]:
-        """The worktrees that wait on the reviewer, the one waiting longest first."""
-        waiting = [row for row in self.rows if row.needs_reviewer]
-        return sorted(waiting, key=lambda row: (row.waiting_since is None, row.waiting_since or 0.0))
 
     def as_json(self) -> dict[str, Any]:
         """What `review status --json` prints."""
@@ -233,6 +223,11 @@ def in_a_thread(read: Callable[[], list[Row]]) -> Future[list[Row]]:
 
     threading.Thread(target=run, name="review-overview-read", daemon=True).start()
     return done
+
+
+def queue(rows: Iterable[Row]) -> list[Row]:
+    """The worktrees that wait on the reviewer, the one waiting longest first."""
+    return [row for row in by_wait(rows) if row.needs_reviewer]
 
 
 def by_wait(rows: Iterable[Row]) -> list[Row]:
@@ -285,13 +280,6 @@ def row_json(row: Row) -> dict[str, Any]:
         "note": row.note or None,
         "problem": row.problem or None,
     }
-
-
-def stamp(when: float | None) -> str | None:
-    """A time as the review file writes times, e.g. "2026-11-29T17:41:29Z"."""
-    if when is None:
-        return None
-    return datetime.fromtimestamp(when, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def age(when: float | None, now: float | None = None) -> str:

@@ -38,9 +38,26 @@ AGENTS: tuple[str, ...] = (*HARNESSES, "pi")
 """The agents review can be installed for (the skill, and the hooks of those that have them)."""
 
 
+_TIME = "%Y-%m-%dT%H:%M:%SZ"
+"""How the review file writes a time: UTC, to the second, e.g. "2026-11-29T17:41:29Z"."""
+
+
 def now() -> str:
     """The current UTC time as the review file records it, e.g. "2026-11-29T17:41:29Z"."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime(_TIME)
+
+
+def stamp(when: float | None) -> str | None:
+    """Seconds since the epoch written as the review file writes times; None for None."""
+    return None if when is None else datetime.fromtimestamp(when, UTC).strftime(_TIME)
+
+
+def seconds(written: str) -> float | None:
+    """A time the review file wrote, in seconds since the epoch; None when it is not one."""
+    try:
+        return datetime.strptime(written, _TIME).replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
 
 
 @dataclass(kw_only=True)

@@ -27,7 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from review.overview.rows import Row
-from review.overview.status import age, by_wait
+from review.overview.status import age, by_wait, queue
 from review.repo.text import visible
 from review.tui.comment_box import CONSOLE
 
@@ -233,7 +233,7 @@ class WorktreeTable(ScrollView, can_focus=True):
     @property
     def queue(self) -> list[Row]:
         """The rows that wait on the reviewer, the longest waiting first, as numbered."""
-        return [row for row in self._rows if row.needs_reviewer]
+        return queue(self._rows)
 
     @property
     def row(self) -> Row | None:
