@@ -11,7 +11,6 @@ A worktree added or removed changes what is watched. Once a second, rows that lo
 
 from __future__ import annotations
 
-import copy
 import os
 import threading
 import time
@@ -206,7 +205,7 @@ class _Keeper:
         if again:
             self._refresh(again)
         else:
-            self.changed(_copies(self.overview.rows), set())
+            self.changed([row.copied() for row in self.overview.rows], set())
 
     def _refresh(self, roots: Iterable[Path]) -> None:
         roots = set(roots)
@@ -218,7 +217,7 @@ class _Keeper:
         # The rows read again are new objects; when the default branch moved that is every row.
         read = {row.path for row in after if before.get(row.path) is not row}
         self.unsettled |= {row.path for row in after if row.path not in before}
-        self.changed(_copies(after), read)
+        self.changed([row.copied() for row in after], read)
 
     def _owners(self, path: Path, known: set[Path]) -> set[Path] | None:
         """The worktrees (of those `known`) a changed path belongs to: none for noise; None when
@@ -280,9 +279,3 @@ def _expired(row: Row) -> bool:
         and row.last_change is not None
         and time.time() - row.last_change >= row_module.ACTIVE_SECONDS
     )
-
-
-def _copies(rows: list[Row]) -> list[Row]:
-    # The radar gives the rows it keeps new lists rather than changing the old ones, so shallow
-    # copies stay as they are while this thread goes on.
-    return [copy.copy(row) for row in rows]

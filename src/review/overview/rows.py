@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -103,6 +103,11 @@ class Row:
     """A commit of the worktree as it is now (in the overview's scratch store)."""
     changed: frozenset[str] = frozenset()
     """The paths its diff touches, on either side of a rename."""
+
+    def copied(self) -> Row:
+        """A copy that later readings, which change the rows they keep, leave alone: for
+        handing rows from a reading thread to the screen."""
+        return replace(self, overlaps=list(self.overlaps), default_conflict_files=list(self.default_conflict_files))
 
     @property
     def needs_reviewer(self) -> bool:

@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import Future
-from dataclasses import replace
 from pathlib import Path
 
 from rich.text import Text
@@ -189,9 +188,9 @@ class OverviewScreen(Screen[None]):
         with self._reading:
             try:
                 rows = first.result() if first is not None else self.overview.read_rows()
-                self.post_message(self.RowsRead(_copies(rows), set()))
+                self.post_message(self.RowsRead([row.copied() for row in rows], set()))
                 # the rows first, then their radar: the trial merges take a while on many worktrees
-                self.post_message(self.RowsRead(_copies(self.overview.read_radar()), set()))
+                self.post_message(self.RowsRead([row.copied() for row in self.overview.read_radar()], set()))
             except ReviewError as error:
                 self.post_message(self.Failed(str(error)))
                 return
@@ -227,7 +226,7 @@ class OverviewScreen(Screen[None]):
             except ReviewError as error:
                 self.post_message(self.Failed(str(error)))
                 return
-            self.post_message(self.RowsRead(_copies(rows), set(paths)))
+            self.post_message(self.RowsRead([row.copied() for row in rows], set(paths)))
 
     @on(RowsRead)
     def _rows_read(self, message: RowsRead) -> None:
@@ -389,11 +388,3 @@ class OverviewScreen(Screen[None]):
             return
         self.mark(call.path for call in calls)
         self.post_message(self.Called(calls))
-
-
-def _copies(rows: Iterable[Row]) -> list[Row]:
-    """Copies of the rows that a later refresh (which changes the rows it keeps) leaves alone."""
-    return [
-        replace(row, overlaps=list(row.overlaps), default_conflict_files=list(row.default_conflict_files))
-        for row in rows
-    ]
