@@ -13,13 +13,16 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from review import __version__
 from review.errors import CommentError, ReviewError
 from review.repo.git import Worktree
 from review.repo.scope import Scope, Since
 from review.state.model import AGENTS, HARNESSES, SEVERITIES, Review, Side, Verdict
+
+if TYPE_CHECKING:
+    from review.config import Config  # read from the file only by the verbs that need it
 
 _VERBS_HELP = """\
 verbs:
@@ -112,11 +115,10 @@ def _status(argv: Sequence[str]) -> int:
     parser = _repository_parser("status", "Every worktree of the repository: its agent, its review, what it waits on.")
     parser.add_argument("--json", action="store_true", help="print JSON (the fields are listed in the README)")
     args = parser.parse_args(argv)
-    from review.agents.tmux import KNOWN_AGENTS
     from review.config import load_config
     from review.overview.status import Overview
 
-    with Overview(args.repository, agents=(*KNOWN_AGENTS, *load_config().agents)) as overview:
+    with Overview(args.repository, agents=_agent_names(load_config())) as overview:
         overview.read_all()
         if args.json:
             print(json.dumps(overview.as_json(), indent=2))
@@ -125,6 +127,13 @@ def _status(argv: Sequence[str]) -> int:
 
             sys.stdout.write(table(overview.rows))
     return 0
+
+
+def _agent_names(config: Config) -> tuple[str, ...]:
+    """The program names that count as agents in a tmux pane: the known ones and the config's."""
+    from review.agents.tmux import KNOWN_AGENTS
+
+    return (*KNOWN_AGENTS, *config.agents)
 
 
 def _all(argv: Sequence[str]) -> int:
@@ -137,9 +146,7 @@ def _open_overview(repository: Path) -> int:
     from review.overview.status import Overview
 
     config = load_config()
-    from review.agents.tmux import KNOWN_AGENTS
-
-    with Overview(repository, agents=(*KNOWN_AGENTS, *config.agents)) as overview:
+    with Overview(repository, agents=_agent_names(config)) as overview:
         # git reads the worktrees while Textual is imported and starts.
         reading = overview.read_apart()
         from review.tui.app import make_overview_app
@@ -420,12 +427,11 @@ def _watch(argv: Sequence[str]) -> int:
     )
     parser.add_argument("repository", nargs="?", default=".", help="a path in the repository (default: here)")
     args = parser.parse_args(argv)
-    from review.agents.tmux import KNOWN_AGENTS, Tmux
+    from review.agents.tmux import Tmux
     from review.agents.watch import Watcher
     from review.config import load_config
 
-    agents = (*KNOWN_AGENTS, *load_config().agents)
-    watcher = Watcher(Path(args.repository), Tmux(), agents, lambda line: print(line, flush=True))
+    watcher = Watcher(Path(args.repository), Tmux(), _agent_names(load_config()), lambda line: print(line, flush=True))
     try:
         watcher.run()
     except KeyboardInterrupt:
