@@ -19,10 +19,11 @@ from review import __version__
 from review.errors import CommentError, ReviewError
 from review.repo.git import Worktree
 from review.repo.scope import Scope, Since
-from review.state.model import AGENTS, HARNESSES, SEVERITIES, Review, Side, Verdict
+from review.state.model import AGENTS, HARNESSES, SEVERITIES, Side, Verdict
 
 if TYPE_CHECKING:
     from review.config import Config  # read from the file only by the verbs that need it
+    from review.state.here import Here
 
 _VERBS_HELP = """\
 verbs:
@@ -173,25 +174,11 @@ def _demo(argv: Sequence[str]) -> int:
     return _open_overview(made.repository)
 
 
-class _Here:
-    """The worktree a verb acts on, its review, and how to read its files now."""
+def _here(where: str) -> Here:
+    """The worktree containing `where` and its review (imported only by the verbs that act on one)."""
+    from review.state.here import Here
 
-    def __init__(self, where: str) -> None:
-        from review.repo import git, scope
-        from review.repo.lines import FileReader
-        from review.state.store import Store
-
-        self.worktree = git.find_worktree(where)
-        self.store = Store(self.worktree.root)
-        self.sides = scope.resolve(self.worktree, Scope())
-        self.read = FileReader(self.worktree, self.sides.old)
-
-    def reanchored(self) -> Review:
-        """The review, with every comment's place found again in the files as they are now."""
-        from review.repo import scope
-        from review.state import comments
-
-        return comments.reanchor(self.store, self.read, scope.renamed(self.worktree, self.sides))
+    return Here(where)
 
 
 def _comment(argv: Sequence[str]) -> int:
@@ -205,7 +192,7 @@ def _comment(argv: Sequence[str]) -> int:
     parser.add_argument("--severity", choices=SEVERITIES, default="should")
     parser.add_argument("--json", action="store_true", help="print the comment as JSON")
     args = parser.parse_args(argv)
-    here = _Here(args.where)
+    here = _here(args.where)
     file, line, end = _target(args.target)
     path = path_in(here.worktree, file, Path(args.where).absolute())
     side: Side = "old" if args.old else "new"
@@ -251,7 +238,7 @@ def _send(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     from review.state import rounds
 
-    here = _Here(args.where)
+    here = _here(args.where)
     chosen: Verdict = "approve" if args.approve else "request_changes" if args.request_changes else "comment"
     sent = rounds.send(here.store, here.worktree, chosen, args.message, here.read)
     count = len(sent.comment_ids)
@@ -263,12 +250,12 @@ def _pending(argv: Sequence[str]) -> int:
     parser = _verb_parser("pending", "The open comments and the reviewer's new replies, as instructions for the agent.")
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     args = parser.parse_args(argv)
-    here = _Here(args.where)
+    here = _here(args.where)
     _print_instructions(here, args.json, waited=False)
     return 0
 
 
-def _print_instructions(here: _Here, as_json: bool, *, waited: bool) -> None:
+def _print_instructions(here: Here, as_json: bool, *, waited: bool) -> None:
     """Print the open comments and the news as `pending` does, and mark what was printed
     delivered. After a wait, the round is shown even with nothing to change, and the JSON says
     what the news was."""
@@ -308,7 +295,7 @@ def _wait(argv: Sequence[str]) -> int:
     from review.agents.wait import wait_for_news
     from review.state import news
 
-    here = _Here(args.where)
+    here = _here(args.where)
     review = here.store.read()
     still_open = len(review.open_comments())
     if still_open and not news.find(review):
@@ -349,7 +336,7 @@ def _reply(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     from review.state import comments
 
-    here = _Here(args.where)
+    here = _here(args.where)
     comments.reply(here.store, args.id, args.author, args.message)
     if args.author == "agent":
         from review import command
@@ -367,7 +354,7 @@ def _resolve(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     from review.state import comments
 
-    here = _Here(args.where)
+    here = _here(args.where)
     comments.resolve(here.store, args.id, args.message)
     print(f"Marked {args.id} addressed.")
     return 0
