@@ -279,7 +279,7 @@ def _print_instructions(here: Here, as_json: bool, *, waited: bool) -> None:
             instructions.markdown(here.worktree.root, latest, items, review=command.runnable(), always=always)
         )
     sys.stdout.flush()
-    news.mark_delivered(here.store, told)
+    news.mark_read(here.store, told, "wait" if waited else "pending")
 
 
 def _wait(argv: Sequence[str]) -> int:

@@ -1,4 +1,5 @@
-"""`review hook claude|codex`: the Stop hook blocks once per review; every event records the state."""
+"""`review hook claude|codex`: the Stop hook points to a review until the agent reads it, at most
+three times; every event records the agent's state and session."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from conftest import Repo
 from review.agents import activity as agent
+from review.state import news
 from review.state.store import Store
 from tmux import review_command
 
@@ -63,18 +65,43 @@ def send_review(repo: Repo, *lines: int) -> None:
 
 
 @pytest.mark.parametrize("harness", ["claude", "codex"])
-def test_stop_blocks_once_while_a_sent_review_waits(agent_worktree: Repo, harness: str) -> None:
+def test_stop_points_to_an_unread_review_and_records_the_notice_not_a_delivery(
+    agent_worktree: Repo, harness: str
+) -> None:
     send_review(agent_worktree, 5, 30)
     done = hook(agent_worktree, CLAUDE_STOP, harness)
     assert done.returncode == 0 and done.stderr == ""
     answer = json.loads(done.stdout)
     assert answer["decision"] == "block"
     assert "2 review comments" in answer["reason"] and "review pending" in answer["reason"]
-    assert Store(agent_worktree.root).read().rounds[0].delivered_at is not None
+    assert "review skill" in answer["reason"]
+    sent = Store(agent_worktree.root).read().rounds[0]
+    assert sent.delivered_at is None  # pointed to, not read
+    assert [notice.channel for notice in sent.notices] == ["stop-hook"]
     assert agent.read(agent_worktree.root).state == "working"  # type: ignore[union-attr]
-    again = hook(agent_worktree, CLAUDE_STOP, harness)
-    assert (again.returncode, again.stdout) == (0, "")
+
+
+def test_a_stop_the_hook_continued_is_let_through_and_a_later_stop_points_again(agent_worktree: Repo) -> None:
+    """The agent was refused `review pending` (or its shell had no `review`): it stops again at
+    once, and is let stop; at its next stop after the user's next prompt it is pointed again."""
+    send_review(agent_worktree, 5)
+    assert json.loads(hook(agent_worktree, CLAUDE_STOP).stdout)["decision"] == "block"
+    continued = hook(agent_worktree, {**CLAUDE_STOP, "stop_hook_active": True})
+    assert (continued.returncode, continued.stdout) == (0, "")
     assert agent.read(agent_worktree.root).state == "idle"  # type: ignore[union-attr]
+    hook(agent_worktree, CLAUDE_PROMPT)
+    assert json.loads(hook(agent_worktree, CLAUDE_STOP).stdout)["decision"] == "block"
+    assert len(Store(agent_worktree.root).read().rounds[0].notices) == 2
+
+
+def test_an_unread_review_is_pointed_to_three_times_then_shown_as_not_read(agent_worktree: Repo) -> None:
+    send_review(agent_worktree, 5)
+    for _ in range(3):
+        assert json.loads(hook(agent_worktree, CLAUDE_STOP).stdout)["decision"] == "block"
+    assert hook(agent_worktree, CLAUDE_STOP).stdout == ""  # the agent may stop now
+    review = Store(agent_worktree.root).read()
+    assert review.rounds[0].delivered_at is None and len(review.rounds[0].notices) == 3
+    assert news.delivery(review).heard == "not read"
 
 
 def test_a_new_review_blocks_again(agent_worktree: Repo) -> None:
@@ -88,7 +115,8 @@ def test_stop_hook_active_is_never_blocked(agent_worktree: Repo) -> None:
     send_review(agent_worktree, 5)
     done = hook(agent_worktree, {**CLAUDE_STOP, "stop_hook_active": True})
     assert (done.returncode, done.stdout) == (0, "")
-    assert Store(agent_worktree.root).read().rounds[0].delivered_at is None
+    sent = Store(agent_worktree.root).read().rounds[0]
+    assert (sent.delivered_at, sent.notices) == (None, [])
 
 
 def test_nothing_sent_means_no_block(agent_worktree: Repo) -> None:
@@ -96,10 +124,41 @@ def test_nothing_sent_means_no_block(agent_worktree: Repo) -> None:
     assert hook(agent_worktree, CLAUDE_STOP).stdout == ""
 
 
-def test_a_review_read_with_pending_is_not_pushed_again(agent_worktree: Repo) -> None:
+def test_a_review_read_with_pending_is_delivered_and_not_pointed_to_again(agent_worktree: Repo) -> None:
     send_review(agent_worktree, 5)
+    assert json.loads(hook(agent_worktree, CLAUDE_STOP).stdout)["decision"] == "block"
     subprocess.run([review_command(), "pending"], cwd=agent_worktree.root, check=True, capture_output=True)
+    sent = Store(agent_worktree.root).read().rounds[0]
+    assert sent.delivered_at is not None and sent.read_by == "pending"
     assert hook(agent_worktree, CLAUDE_STOP).stdout == ""
+    assert news.delivery(Store(agent_worktree.root).read()).heard == "read"
+
+
+def test_the_pointer_runs_as_written_in_a_login_shell_without_review_on_its_path(
+    agent_worktree: Repo, tmp_path: Path
+) -> None:
+    """Codex runs commands with `bash -lc`, whose profile may set a PATH without review: the
+    pointer names review by a path that runs there, and running it reads the review."""
+    send_review(agent_worktree, 5)
+    bare = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    done = subprocess.run(
+        [review_command(), "hook", "codex"],
+        input=json.dumps({**CLAUDE_STOP, "cwd": str(agent_worktree.root)}),
+        cwd=agent_worktree.root,
+        capture_output=True,
+        text=True,
+        env=bare,
+        timeout=60,
+        check=True,
+    )
+    command = json.loads(done.stdout)["reason"].partition("  #")[0]
+    assert command.endswith(" pending") and command.startswith("/")
+    ran = subprocess.run(
+        ["bash", "-lc", command], cwd=agent_worktree.root, capture_output=True, text=True, env=bare, timeout=60
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "### c1" in ran.stdout
+    assert Store(agent_worktree.root).read().rounds[0].read_by == "pending"
 
 
 @pytest.mark.parametrize(
@@ -112,6 +171,7 @@ def test_events_record_the_agents_state(agent_worktree: Repo, event: dict, state
     recorded = agent.read(agent_worktree.root)
     assert recorded is not None
     assert (recorded.state, recorded.agent, recorded.event) == (state, "claude", event["hook_event_name"])
+    assert recorded.session_id == CLAUDE_STOP["session_id"]
     assert recorded.age() < 60
     assert agent_worktree.git("status", "--porcelain", "--", ".review") == ""
 

@@ -22,6 +22,7 @@ from review.agents import tmux as delivery
 from review.agents.tmux import Pane, Tmux, deliver, find_agent_pane, is_idle
 from review.agents.watch import Watcher
 from review.errors import DeliveryFailed
+from review.state import news
 from review.state.store import Store
 from tmux import Terminal, review_command
 
@@ -136,13 +137,13 @@ def lines_read(log: Path) -> list[str]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
-def wait_for_lines(log: Path, timeout: float = 5.0) -> list[str]:
+def wait_for_lines(log: Path, count: int = 1, timeout: float = 30.0) -> list[str]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if lines := lines_read(log):
+        if len(lines := lines_read(log)) >= count:
             return lines
         time.sleep(0.02)
-    raise AssertionError(f"the stand-in read nothing within {timeout} s")
+    raise AssertionError(f"the stand-in read {len(lines_read(log))} lines, not {count}, within {timeout} s")
 
 
 # Finding the agent's pane
@@ -470,9 +471,35 @@ def test_watch_tells_of_the_reviewers_answer_once_and_never_interrupts_for_an_ap
     server.wait_for(pane, "got: ")
     [line] = wait_for_lines(log)
     assert " pending  # The reviewer answered you on c1. This command prints it." in line
-    assert Store(worktree).read().comment("c1").thread[1].delivered_at is not None
+    reply = Store(worktree).read().comment("c1").thread[1]
+    assert reply.delivered_at is None and [n.channel for n in reply.notices] == ["tmux"]  # pointed to, not read
 
+    watcher.tick([worktree])
+    assert len(lines_read(log)) == 1  # not again before `again` seconds pass
+    review("pending")
     review("send", "--approve", "-m", "Ship it")
     watcher.tick([worktree])
     assert len(lines_read(log)) == 1
     assert Store(worktree).read().rounds[-1].delivered_at is None  # left for `review wait` or `pending`
+
+
+def test_watch_points_again_to_news_the_agent_did_not_read_at_most_three_times(
+    server: Server, worktree: Path, agents: Path, tmp_path: Path
+) -> None:
+    """The agent got the pointer but could not run it (refused, or no `review` in its shell):
+    once it is idle again, the pointer comes again; after three, the watcher leaves it."""
+    subprocess.run([review_command(), "comment", "src/app.py:5", "-m", "Halve it"], cwd=worktree, check=True)
+    subprocess.run([review_command(), "send"], cwd=worktree, check=True, capture_output=True)
+    log = tmp_path / "log"
+    pane = server.agent(worktree, stand_in(agents), log)
+    agent.record(worktree, "idle", "claude", "Stop")
+    watcher = Watcher(worktree, server.tmux, ("claude",), lambda line: None, again=0)
+    for count in range(1, 4):
+        watcher.tick([worktree])
+        server.wait_for(pane, "got: ")
+        assert len(wait_for_lines(log, count)) == count
+    watcher.tick([worktree])
+    assert len(lines_read(log)) == 3
+    sent = Store(worktree).read().rounds[0]
+    assert sent.delivered_at is None and len(sent.notices) == 3
+    assert news.delivery(Store(worktree).read()).heard == "not read"

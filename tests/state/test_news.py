@@ -1,6 +1,6 @@
-"""News for the agent: a round it was not told of, or a reviewer's reply it has not seen. Each
-piece is told once, whichever channel tells it (the Stop hook, `review pending`, `review wait`,
-`review watch`)."""
+"""News for the agent: a round it has not read, or a reviewer's reply it has not read. A channel
+that points to it (the Stop hook, `review watch`) does not make it read; `review pending` and
+`review wait` do, and then no channel points to it again."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import subprocess
 
 from conftest import Repo
-from review.state import comments
+from review.state import comments, news
 from review.state.model import Reply
 from review.state.store import Store
 from tmux import review_command
@@ -47,13 +47,32 @@ def asked(repo: Repo) -> Repo:
     return repo
 
 
-def test_the_reviewers_answer_blocks_the_stop_once(agent_worktree: Repo) -> None:
+def test_the_reviewers_answer_blocks_the_stop_until_it_is_read(agent_worktree: Repo) -> None:
     asked(agent_worktree)
     assert stop(agent_worktree) == ""  # the agent's own reply is no news
     review(agent_worktree, "reply", "c1", "--as", "reviewer", "-m", "No, halved.")
     reason = stop(agent_worktree)
     assert " pending  # The reviewer answered you on c1." in reason and " reply ID -m " in reason
+    assert stop(agent_worktree) == reason  # pointed to, not read: pointed to again
+    assert Store(agent_worktree.root).read().comment("c1").thread[1].delivered_at is None
+    review(agent_worktree, "pending")
+    assert Store(agent_worktree.root).read().comment("c1").thread[1].delivered_at is not None
     assert stop(agent_worktree) == ""
+
+
+def test_news_is_pointed_to_at_most_three_times(agent_worktree: Repo) -> None:
+    asked(agent_worktree)
+    review(agent_worktree, "reply", "c1", "--as", "reviewer", "-m", "No, halved.")
+    assert all(stop(agent_worktree) for _ in range(3))
+    assert stop(agent_worktree) == ""
+    reply = Store(agent_worktree.root).read().comment("c1").thread[1]
+    assert (reply.delivered_at, [n.channel for n in reply.notices]) == (None, ["stop-hook"] * 3)
+    assert news.delivery(Store(agent_worktree.root).read()) == news.Delivery(
+        "not read", 3, ("stop-hook",), reply.notices[-1].at
+    )
+    # A new reply is new news, pointed to afresh.
+    review(agent_worktree, "reply", "c1", "--as", "reviewer", "-m", "Did you see this?")
+    assert "answered you on c1" in stop(agent_worktree)
 
 
 def test_pending_marks_the_reviewers_reply_new_until_the_agent_answers(agent_worktree: Repo) -> None:
@@ -113,6 +132,7 @@ def test_a_reply_on_a_draft_goes_with_its_round(agent_worktree: Repo) -> None:
     assert stop(agent_worktree) == ""
     review(agent_worktree, "send")
     assert "1 review comment waits for you" in stop(agent_worktree)
+    review(agent_worktree, "pending")
     assert stop(agent_worktree) == ""
 
 
@@ -151,4 +171,5 @@ def test_a_new_round_and_an_answer_are_told_together(agent_worktree: Repo) -> No
     review(agent_worktree, "send")
     reason = stop(agent_worktree)
     assert "# 2 review comments wait for you on this worktree; the reviewer answered you on c1. " in reason
+    review(agent_worktree, "pending", "--json")
     assert stop(agent_worktree) == ""

@@ -33,6 +33,9 @@ class AgentState:
     """Which harness recorded it: claude, codex."""
     event: str
     """The hook event that said so."""
+    session_id: str | None = None
+    """The agent's session, as its hooks name it: what `claude --resume` and `codex exec resume`
+    take to reach the same conversation without a terminal."""
 
     def age(self) -> float:
         """Seconds since it was recorded."""
@@ -40,11 +43,17 @@ class AgentState:
         return float("inf") if then is None else max(0.0, time.time() - then)
 
 
-def record(root: Path, state: State, agent: str, event: str) -> None:
-    """Write the agent's state for the worktree at `root` (the last writer wins: it is a report)."""
+def record(root: Path, state: State, agent: str, event: str, session_id: str | None = None) -> None:
+    """Write the agent's state for the worktree at `root` (the last writer wins: it is a report).
+    An event without a session keeps the session recorded before, if the same agent wrote it."""
     store = Store(root)
     store.make_folder()
+    if session_id is None:
+        before = read(root)
+        session_id = before.session_id if before is not None and before.agent == agent else None
     data = {"state": state, "at": now(), "agent": agent, "event": event}
+    if session_id:
+        data["session_id"] = session_id
     replace_atomically(root / FOLDER / FILE, (json.dumps(data, indent=2) + "\n").encode())
 
 
@@ -56,8 +65,13 @@ def read(root: Path) -> AgentState | None:
         state = data["state"]
         if state not in STATES:
             return None
+        session = data.get("session_id")
         return AgentState(
-            state=state, at=str(data["at"]), agent=str(data.get("agent", "")), event=str(data.get("event", ""))
+            state=state,
+            at=str(data["at"]),
+            agent=str(data.get("agent", "")),
+            event=str(data.get("event", "")),
+            session_id=session if isinstance(session, str) and session else None,
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -1,10 +1,12 @@
 """`review hook claude|codex`: what the agent harnesses' hooks call, with the event's JSON on stdin.
 
-On `Stop`, while there is news the agent has not been told of (a review sent, a reviewer's reply;
-see `review.state.news`), the hook blocks the stop with a short pointer to `review pending`, and marks
-that news delivered: the same news never blocks twice, and a stop that a hook already continued
-(`stop_hook_active`) is let through.
-On every event the agent's state is recorded for the overview and for `review watch`.
+On `Stop`, while there is news the agent has not read (a review sent, a reviewer's reply; see
+`review.state.news`), the hook blocks the stop with a short pointer to `review pending`, and
+records that it pointed: the news is delivered only once the agent reads it. A stop that a hook
+already continued (`stop_hook_active`) is let through, so an agent that cannot read the review
+(refused permission, no `review` in its shell) is never kept from stopping; a later stop points
+again, up to `news.POINTERS` times, and then the overview says the review was not read.
+On every event the agent's state and session are recorded for the overview and for `review watch`.
 
 A hook must never break the agent: whatever goes wrong, it exits 0, and says why on stderr only.
 """
@@ -74,12 +76,13 @@ def _handle(harness: str, event: dict[str, Any], cwd: Path) -> Answer:
         state = "idle"
     answer = Answer()
     if name == "Stop" and not event.get("stop_hook_active"):
-        pointer = _deliver(Store(worktree.root))
+        pointer = _point(Store(worktree.root))
         if pointer:
             answer = Answer(stdout=json.dumps({"decision": "block", "reason": pointer}))
             state = "working"  # it goes on, to read the news
     if state is not None:
-        agent.record(worktree.root, state, harness, name)
+        session = event.get("session_id")
+        agent.record(worktree.root, state, harness, name, session if isinstance(session, str) else None)
     return answer
 
 
@@ -89,7 +92,7 @@ def _idle_notice(event: dict[str, Any]) -> bool:
     return kind == "idle_prompt" or "waiting for your input" in message
 
 
-def _deliver(store: Store) -> str:
-    """The pointer to block a stop with, once per piece of news; empty when there is none."""
-    told = news.deliver(store, interrupting=True)
+def _point(store: Store) -> str:
+    """The pointer to block a stop with; empty when there is no unread news to point to."""
+    told = news.notify(store, "stop-hook")
     return pointer.line(told) if told else ""

@@ -20,5 +20,5 @@ def line(told: News) -> str:
     return (
         f"{review} pending  # {what[0].upper()}{what[1:]}. This command prints {'them' if told.open > 1 else 'it'}."
         f' Fix what each comment asks, then answer it with {review} resolve ID -m "what you did"'
-        f' (or {review} reply ID -m "your answer" to disagree or ask).'
+        f' (or {review} reply ID -m "your answer" to disagree or ask). Your review skill tells the rest.'
     )

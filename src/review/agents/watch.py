@@ -1,10 +1,11 @@
 """`review watch [REPO]`: when there is news for the agent of any worktree of the repository (a
-review sent, a reviewer's reply), tell it.
+review sent, a reviewer's reply), point it to the news.
 
 The agent is found in tmux: a pane whose current folder is in the worktree and that runs a known
 agent. Once the agent is idle, a one-line pointer to `review pending` is pasted into its prompt and
-sent. The files stay the truth: this is a push on top of them, and news the agent already heard
-of (through its Stop hook, `review pending` or `review wait`) is not pushed again.
+sent. The files stay the truth: this is a push on top of them, and the news is delivered only when
+the agent reads it. Unread news is pointed to again once the agent is idle again and `again`
+seconds have passed since any channel last pointed to it, up to `news.POINTERS` times in all.
 """
 
 from __future__ import annotations
@@ -21,18 +22,33 @@ from review.agents.tmux import Tmux, deliver, find_agent_pane, is_idle
 from review.errors import ReviewError
 from review.repo import git
 from review.state import news
+from review.state.model import seconds
 from review.state.store import FOLDER, Store
+
+CHANNEL = "tmux"
 
 # How often the watcher looks again with no file change: for new worktrees, agents that became
 # idle, and panes that appeared.
 _TICK_MS = 1000
 
+AGAIN = 60.0
+"""Seconds after a pointer before unread news is pointed to again: time for the agent to act on
+it; an agent that read it has marked it read long before."""
+
 
 class Watcher:
     """Delivers the news of one repository's worktrees to their agents."""
 
-    def __init__(self, repository: Path, tmux: Tmux, agents: Sequence[str], say: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        repository: Path,
+        tmux: Tmux,
+        agents: Sequence[str],
+        say: Callable[[str], None],
+        again: float = AGAIN,
+    ) -> None:
         self.repository = git.find_worktree(repository)
+        self.again = again
         self.tmux = tmux
         self.agents = tuple(agents)
         self.say = say
@@ -75,10 +91,15 @@ class Watcher:
 
     def _deliver(self, path: Path) -> None:
         store = Store(path)
-        found = news.find(store.read()).interrupting()
+        review = store.read()
+        found = news.pointable(review)
         if not found:
             self._said.pop(path, None)
             return
+        last = news.delivery(review).last_notice
+        since = time.time() - (seconds(last) or 0.0) if last else None
+        if since is not None and since < self.again:
+            return  # pointed to a moment ago: the agent may be on it
         what = "a review" if found.asking else "a reviewer's reply"
         pane = find_agent_pane(self.tmux, path, self.agents)
         if pane is None:
@@ -88,14 +109,15 @@ class Watcher:
         if not is_idle(self.tmux, pane, state.state if state else None, state.age() if state else None):
             self._once(path, f"{path.name}: {what} waits; the agent in pane {pane.id} is busy, so it waits too")
             return
-        found = news.find(store.read()).interrupting()
-        if not found:
-            return  # told meanwhile, by its Stop hook or `review pending`
-        delivery = deliver(self.tmux, pane, pointer.line(found))
-        if delivery.arrived:
-            # Only what the pointer told of: news that came while pasting is pasted next time.
-            news.mark_delivered(store, found)
-            self._said.pop(path, None)
+        # Recorded before pasting, in one locked step, so that the Stop hook does not point at the
+        # same moment; taken back when the paste does not arrive.
+        told = news.notify(store, CHANNEL)
+        if not told:
+            return  # read meanwhile, or pointed to by its Stop hook
+        delivery = deliver(self.tmux, pane, pointer.line(told))
+        if not delivery.arrived:
+            news.withdraw(store, told, CHANNEL)
+        self._said.pop(path, None)
         self.say(f"{time.strftime('%H:%M:%S')} {path.name}: {delivery.detail}")
 
     def _once(self, path: Path, message: str) -> None:

@@ -17,6 +17,7 @@ from review.agents import activity
 from review.errors import NotARepository, ReviewError
 from review.repo import git, merge
 from review.repo.git import Worktree, WorktreeEntry
+from review.state import news
 from review.state.model import Review, seconds
 from review.state.store import Store
 
@@ -87,6 +88,8 @@ class Row:
     """Why it waits on whom it waits on, in a few words."""
     waiting_since: float | None = None
     """Since when the reviewer's turn began, for the queue (oldest first)."""
+    delivery: news.Delivery = news.NOTHING_SENT
+    """Whether the agent has read what was sent to it, and how often it was pointed to it."""
     open_comments: int = 0
     answered_comments: int = 0
     addressed_comments: int = 0
@@ -378,6 +381,7 @@ def _read_review(row: Row, review: Review) -> None:
     row.answered_comments = len(answered)
     row.open_comments = len(review.open_comments()) - len(answered)
     row.addressed_comments = sum(c.status == "addressed" for c in review.comments)
+    row.delivery = news.delivery(review)
     latest = review.latest_round()
     if any(c.status == "draft" for c in review.comments):
         row.review_state = "drafts"
@@ -411,8 +415,13 @@ def _decide_wait(
         row.waits_on, row.reason = "reviewer", "the agent asks for permission"
     elif row.review_state == "drafts":
         row.waits_on, row.reason = "reviewer", "drafts not sent"
+    elif row.review_state == "sent" and row.delivery.heard == "not read":
+        # Pointed to again and again, never read: the agent cannot (or will not) run review.
+        row.waits_on, row.reason = "reviewer", f"not read: the agent was pointed to it {row.delivery.notices} times"
     elif row.review_state == "sent":
         row.waits_on, row.reason = "agent", "comments to address" if row.open_comments else "a review to act on"
+        if row.delivery.heard == "notified":
+            row.reason += f", pointed to {row.delivery.notices}×, not read yet"
     elif row.review_state == "answered":
         row.waits_on, row.reason = "reviewer", "the agent answered"
     elif row.review_state == "addressed":

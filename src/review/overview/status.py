@@ -263,6 +263,12 @@ def row_json(row: Row) -> dict[str, Any]:
         "waits_on": row.waits_on,
         "reason": row.reason,
         "waiting_since": stamp(row.waiting_since),
+        "delivery": {
+            "heard": row.delivery.heard,
+            "notices": row.delivery.notices,
+            "channels": list(row.delivery.channels),
+            "last_notice": row.delivery.last_notice,
+        },
         "open_comments": row.open_comments,
         "answered_comments": row.answered_comments,
         "addressed_comments": row.addressed_comments,

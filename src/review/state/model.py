@@ -61,6 +61,17 @@ def seconds(written: str) -> float | None:
 
 
 @dataclass(kw_only=True)
+class Notice:
+    """One time a channel told the agent that news waits (it is read only once the agent reads it)."""
+
+    channel: str
+    """Which channel: "stop-hook", "tmux", "pi", or an agent's own command line ("claude", "codex")."""
+    at: str = field(default_factory=now)
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    """Keys this version does not know, written back as they were."""
+
+
+@dataclass(kw_only=True)
 class Reply:
     """One message in a comment's thread."""
 
@@ -68,7 +79,10 @@ class Reply:
     body: str
     at: str = field(default_factory=now)
     delivered_at: str | None = None
-    """When the agent was told of a reviewer's reply; None until then (and for the agent's own)."""
+    """When the agent read a reviewer's reply (`review pending`, `review wait`, the MCP tool);
+    None until then (and for the agent's own)."""
+    notices: list[Notice] = field(default_factory=list)
+    """Each time a channel pointed the agent to this reply before it was read."""
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     """Keys this version does not know, written back as they were."""
 
@@ -132,7 +146,12 @@ class Round:
     """The git tree that was reviewed."""
     comment_ids: list[str] = field(default_factory=list)
     delivered_at: str | None = None
-    """When an agent was told of this round; None until then."""
+    """When the agent read this round (`review pending`, `review wait`, the MCP tool); None until
+    then. Being told that it waits is not reading it: see `notices`."""
+    read_by: str | None = None
+    """What the agent read it with: "pending", "wait" or "mcp"."""
+    notices: list[Notice] = field(default_factory=list)
+    """Each time a channel pointed the agent to this round before it was read."""
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     """Keys this version does not know, written back as they were."""
 
@@ -191,6 +210,11 @@ class Review:
     def open_comments(self) -> list[Comment]:
         """The comments the agent still has to deal with: sent, or reopened, and not answered."""
         return [comment for comment in self.comments if comment.status == "open"]
+
+    def awaiting_agent(self) -> list[Comment]:
+        """What asks something of the agent: the open comments. Replies of the reviewer in their
+        threads are news to it (`review.state.news`)."""
+        return self.open_comments()
 
     def mark_viewed(self, path: str, fingerprint: str) -> None:
         """Record that the reviewer has seen the file's diff as it is now."""
