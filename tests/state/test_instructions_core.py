@@ -102,3 +102,15 @@ def test_as_json_carries_the_round_and_each_comment() -> None:
 
 def test_as_json_has_no_round_before_the_first() -> None:
     assert instructions.as_json(Path("/w/proj"), None, [])["round"] is None
+
+
+def test_control_characters_in_the_summary_the_comment_and_its_thread_are_shown_inert() -> None:
+    hostile = comment("c1", "a.py", 5)
+    hostile.body = "first\x1b[31m\nsecond\u202e"
+    hostile.thread.append(Reply(author="agent", body="done\x1b]0;title\x07", at="2026-01-01T00:00:00Z"))
+    sent = Round(id="r1", verdict="comment", summary="look\x9b2J")
+    items = instructions.gather(Review(comments=[hostile]), read)
+    text = instructions.markdown(Path("/w/proj"), sent, items, review="review")
+    assert "> look\\x9b2J\n" in text
+    assert "first^[[31m\nsecond<U+202E>\n" in text
+    assert ":* done^[]0;title^G\n" in text

@@ -11,7 +11,7 @@ answer, whichever way the agent heard of them.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,12 +49,14 @@ class Instruction:
 
 
 def gather(review: Review, read: Callable[[str, Side], list[str] | None]) -> list[Instruction]:
-    """The open comments in the order an agent should take them: by file in diff order (git's
-    path order), weightiest first, then by line."""
-    found = [
-        Instruction(c, _quote(c, read(side_path(c), c.side)), frozenset(news.unanswered(c)))
-        for c in review.open_comments()
-    ]
+    """The open comments in the order an agent should take them (see `quoted`)."""
+    return quoted(review.open_comments(), read)
+
+
+def quoted(comments: Iterable[Comment], read: Callable[[str, Side], list[str] | None]) -> list[Instruction]:
+    """The comments, each with its code as the file is now (`read` gives a file's lines on a side),
+    by file in diff order (git's path order), weightiest first, then by line."""
+    found = [Instruction(c, _quote(c, read(side_path(c), c.side)), frozenset(news.unanswered(c))) for c in comments]
     return sorted(
         found,
         key=lambda item: (
@@ -92,27 +94,54 @@ def markdown(
     out.append(title)
     out.append("")
     if latest is not None and latest.summary.strip():
-        out.extend("> " + line if line else ">" for line in latest.summary.strip().splitlines())
-        out.append("")
+        out.extend([*summary_quote(latest.summary), ""])
     if not items:
         return "\n".join([*out, "Nothing to change."]) + "\n"
     out.append(_opening(worktree, items, review))
+    out.extend(sections(items, answer=review))
+    return "\n".join(out) + "\n"
+
+
+def summary_quote(summary: str) -> list[str]:
+    """A round's summary as a Markdown block quote, shown inert."""
+    return ["> " + line if line else ">" for line in inert(summary.strip()).splitlines()]
+
+
+def sections(items: Sequence[Instruction], *, answer: str | None) -> list[str]:
+    """Each comment under its file's heading: its id, severity and lines, the quoted code, the
+    reviewer's words and the thread.
+
+    `answer` is the command that runs review in the agent's shell: with it, each comment says how
+    to answer it, and the replies new to the agent are marked. Without it (a round exported for
+    people), each heading says the comment's status instead.
+    """
+    out: list[str] = []
     path = None
     for item in items:
         comment = item.comment
         if comment.path != path:
             path = comment.path
             out.extend(["", f"## {visible(path)}"])
-        out.extend(["", f"### {comment.id} · {comment.severity} · {_where(comment)}", ""])
-        out.extend(_code_block(item.quote))
+        heading = f"{comment.id} · {comment.severity} · {where(comment)}"
+        if answer is None:
+            heading += f" · {comment.status}"
+        out.extend(["", f"### {heading}", ""])
+        out.extend(code_block(item.quote))
         out.append("")
-        out.append(comment.body.strip())
+        out.append(inert(comment.body.strip()))
         for index, reply in enumerate(comment.thread):
-            new = "**New:** " if index in item.new else ""
-            out.extend(["", f"{new}*{reply.author}, {reply.at}:* {reply.body.strip()}"])
-        out.append("")
-        out.append(f'Answer: `{review} resolve {comment.id} -m "..."` or `{review} reply {comment.id} -m "..."`')
-    return "\n".join(out) + "\n"
+            new = "**New:** " if answer is not None and index in item.new else ""
+            out.extend(["", f"{new}*{reply.author}, {reply.at}:* {inert(reply.body.strip())}"])
+        if answer is not None:
+            out.append("")
+            out.append(f'Answer: `{answer} resolve {comment.id} -m "..."` or `{answer} reply {comment.id} -m "..."`')
+    return out
+
+
+def inert(text: str) -> str:
+    """Text a reviewer or an agent wrote, its lines kept and every control character in them shown
+    as a harmless stand-in (`review.repo.text.visible`)."""
+    return "\n".join(visible(line) for line in text.split("\n"))
 
 
 def _opening(worktree: Path, items: Sequence[Instruction], review: str) -> str:
@@ -129,7 +158,8 @@ def _opening(worktree: Path, items: Sequence[Instruction], review: str) -> str:
     return " ".join(said)
 
 
-def _where(comment: Comment) -> str:
+def where(comment: Comment) -> str:
+    """Which lines a comment is on, in words, as the file is now."""
     if comment.line is None:
         if comment.anchor_state == "lost":
             return "the code it was on is gone from the file; it is quoted as it was"
@@ -145,7 +175,8 @@ def _where(comment: Comment) -> str:
     return lines
 
 
-def _code_block(quote: Quote) -> list[str]:
+def code_block(quote: Quote) -> list[str]:
+    """The quoted code, inert, in a fence longer than any run of backticks in it."""
     # '>' marks the commented lines; the others are context. Numbers are the file's own.
     if not quote.lines:
         return ["(no code quoted)"]
