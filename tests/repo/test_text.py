@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 
-from review.repo.text import decode, visible
+from review.repo.text import decode, inert_json, visible
 
 
 def test_plain_text_and_tabs_are_left_alone() -> None:
@@ -54,3 +55,11 @@ def test_decode_keeps_invalid_bytes_as_hex_escapes() -> None:
 def test_decoded_control_characters_are_left_for_visible_to_show() -> None:
     text, valid = decode(b"\x1b[2J")
     assert (visible(text), valid) == ("^[[2J", True)
+
+
+def test_inert_json_escapes_what_a_terminal_acts_on_and_reads_back_the_same() -> None:
+    value = {"code": "x\x1b[2J\x9b\u202e" + os.fsdecode(b"\xe9"), "name": "café 名前"}
+    text = inert_json(value)
+    assert not any(char in text for char in "\x1b\x9b\u202e")
+    assert "café 名前" in text
+    assert json.loads(text) == value
