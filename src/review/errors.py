@@ -65,6 +65,17 @@ class PartlySent(ReviewError):
     could not be written: sending again would send nothing."""
 
 
+# Exporting a round.
+
+
+class UnknownRound(ReviewError):
+    """No round has the id the user gave, or none has been sent yet."""
+
+
+class PostFailed(ReviewError):
+    """A round could not be posted to GitHub: no `gh`, no pull request, or gh's own error."""
+
+
 # Coding agents: their skills and settings, and delivery into their panes.
 
 
