@@ -80,11 +80,20 @@ def test_it_says_to_use_the_full_path_a_message_names() -> None:
 
 def test_it_says_what_wait_returns_on() -> None:
     _, body = frontmatter()
-    for news in ("a review sent", "the reviewer's answer", "an approval", "already told of"):
+    for news in ("a review sent", "the reviewer's answer", "an approval", "already read"):
         assert news in body
 
 
-@pytest.mark.parametrize("command", ["review pending", "review wait --timeout 540"])
+def test_it_says_to_wait_in_bounded_steps_and_only_when_asked() -> None:
+    _, body = frontmatter()
+    waiting = body[body.index("## Waiting for the reviewer") :]
+    assert "Wait only when the person asked you" in waiting and "not after every task" in waiting
+    timeout = int(waiting.split("review wait --timeout ")[1].split()[0])
+    assert timeout < 120  # below the two minutes after which Claude Code moves a command away
+    assert "run the same command again" in " ".join(waiting.split())
+
+
+@pytest.mark.parametrize("command", ["review pending", "review wait --timeout 100"])
 def test_commands_it_names_in_prose_exist(command: str) -> None:
     done = subprocess.run(
         [review_command(), *shlex.split(command)[1:], "--help"], capture_output=True, text=True, check=False
