@@ -20,7 +20,7 @@ from review.overview.status import Overview
 from review.repo import scope
 from review.repo.git import find_worktree
 from review.repo.lines import FileReader
-from review.state import comments, rounds
+from review.state import comments, news, rounds
 from review.state.comments import Where
 from review.state.model import Review, Verdict
 from review.state.store import Store
@@ -236,6 +236,25 @@ def test_sent_comments_wait_on_the_agent(idle: Repo, project: Repo, overview: Ca
     send(idle)
     row = row_of(overview(project.root), idle)
     assert (row.review_state, row.waits_on, row.open_comments) == ("sent", "agent", 1)
+
+
+def test_a_review_pointed_to_but_not_read_says_so_and_after_three_pointers_waits_on_the_reviewer(
+    idle: Repo, project: Repo, overview: Callable[[Path], Overview]
+) -> None:
+    draft(idle)
+    send(idle)
+    store = Store(idle.root)
+    assert news.notify(store, "stop-hook")
+    row = row_of(overview(project.root), idle)
+    assert (row.waits_on, row.reason) == ("agent", "comments to address, pointed to 1×, not read yet")
+    assert news.notify(store, "tmux") and news.notify(store, "stop-hook")
+    assert not news.notify(store, "stop-hook")  # three pointers: the channels leave it be
+    row = row_of(overview(project.root), idle)
+    assert (row.waits_on, row.reason) == ("reviewer", "not read: the agent was pointed to it 3 times")
+    assert (row.delivery.heard, row.delivery.channels) == ("not read", ("stop-hook", "tmux"))
+    news.mark_read(store, news.find(store.read()), "pending")
+    row = row_of(overview(project.root), idle)
+    assert (row.waits_on, row.reason, row.delivery.heard) == ("agent", "comments to address", "read")
 
 
 def test_an_open_comment_the_agent_replied_to_is_answered_and_waits_on_the_reviewer(
