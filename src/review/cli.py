@@ -38,7 +38,7 @@ verbs:
   review reply ID -m TEXT               answer in a comment's thread (--as reviewer)
   review resolve ID [-m NOTE]           the agent marks a comment addressed
   review wait [--timeout S] [--json]    wait for news from the reviewer, then print it
-  review hook claude|codex              entry point for the agent's hooks (JSON on stdin)
+  review hook claude|codex|pi           entry point for the agent's hooks (JSON on stdin)
   review watch [REPO]                   paste a pointer into each agent's tmux pane when there is news for it
   review install claude|codex|pi|all [--project] [--uninstall]
                                         install the skill (and hooks) for an agent

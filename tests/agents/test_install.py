@@ -102,10 +102,43 @@ def test_installing_for_codex_adds_its_hooks_to_codex_hooks_json_without_notific
     }
 
 
-def test_installing_for_pi_links_only_the_skill(skill: Path) -> None:
-    changes = install(["pi"], root=None, skill=skill, command=COMMAND)
-    assert lines(changes) == [f"linked {home() / '.pi/agent/skills/review'} -> {skill.resolve()}"]
-    assert sorted(path.name for path in (home() / ".pi").rglob("*")) == ["agent", "review", "skills"]
+def test_installing_for_pi_links_the_skill_and_writes_the_extension_with_the_command(skill: Path) -> None:
+    changes = install(["pi"], root=None, skill=skill, command="'/opt/my review/bin/review'")
+    extension = home() / ".pi/agent/extensions/review.js"
+    assert lines(changes) == [
+        f"linked {home() / '.pi/agent/skills/review'} -> {skill.resolve()}",
+        f"wrote Pi's extension {extension}",
+    ]
+    assert sorted(path.name for path in (home() / ".pi").rglob("*")) == [
+        "agent",
+        "extensions",
+        "review",
+        "review.js",
+        "skills",
+    ]
+    # Run without a shell: the command's words, unquoted.
+    assert 'const REVIEW = ["/opt/my review/bin/review"];' in extension.read_text()
+
+
+def test_the_pi_extension_is_rewritten_when_review_moves_and_left_alone_when_not_ours(skill: Path) -> None:
+    install(["pi"], root=None, skill=skill, command=COMMAND)
+    extension = home() / ".pi/agent/extensions/review.js"
+    assert lines(install(["pi"], root=None, skill=skill, command="/elsewhere/review")) == [
+        f"updated Pi's extension {extension}"
+    ]
+    assert '["/elsewhere/review"]' in extension.read_text()
+    extension.write_text("export default function (pi) {}\n")
+    again = install(["pi"], root=None, skill=skill, command=COMMAND)
+    assert again[0].skipped and "not review's Pi extension" in again[0].what
+    assert any("not review's Pi extension" in line for line in lines(uninstall(["pi"], root=None)))
+    assert extension.read_text() == "export default function (pi) {}\n"
+
+
+def test_uninstalling_pi_removes_the_extension_and_the_folders_install_made(skill: Path) -> None:
+    install(["pi"], root=None, skill=skill, command=COMMAND)
+    changes = lines(uninstall(["pi"], root=None))
+    assert f"removed Pi's extension {home() / '.pi/agent/extensions/review.js'}" in changes
+    assert not (home() / ".pi").exists()
 
 
 def test_json_files_are_written_with_two_spaces_and_a_final_newline(skill: Path) -> None:
@@ -199,8 +232,10 @@ def test_a_project_install_names_no_path_of_this_machine(tmp_path: Path, skill: 
         ".claude/settings.json",
         ".claude/skills/review/SKILL.md",
         ".codex/hooks.json",
+        ".pi/extensions/review.js",
         ".pi/skills/review/SKILL.md",
     ]
+    assert 'const REVIEW = ["review"];' in (root / ".pi/extensions/review.js").read_text()
     for path in written:
         assert not path.is_symlink()
         text = path.read_text()

@@ -1,4 +1,4 @@
-"""`review hook claude|codex`: what the agent harnesses' hooks call, with the event's JSON on stdin.
+"""`review hook claude|codex|pi`: what the agent harnesses' hooks call, with the event's JSON on stdin.
 
 On `Stop`, while there is news the agent has not read (a review sent, a reviewer's reply; see
 `review.state.news`), the hook blocks the stop with a short pointer to `review pending`, and
@@ -7,6 +7,13 @@ already continued (`stop_hook_active`) is let through, so an agent that cannot r
 (refused permission, no `review` in its shell) is never kept from stopping; a later stop points
 again, up to `news.POINTERS` times, and then the overview says the review was not read.
 On every event the agent's state and session are recorded for the overview and for `review watch`.
+
+Pi has no hooks: review's extension for it (`agents/pi/review.js`) calls `review hook pi` on Pi's
+own events, named as Pi names them, and asks for the pointer itself: on `agent_end` (Pi's stop,
+let through when the turn was one its pointer started, as `stop_hook_active` is), and on
+`review_changed` (the review file changed) for news no channel pointed to yet, so a round sent
+while Pi waits for its user reaches it at once. The answer is `{"pointer": LINE}`, which the
+extension hands to Pi as a user message.
 
 A hook must never break the agent: whatever goes wrong, it exits 0, and says why on stderr only.
 """
@@ -36,8 +43,18 @@ _STATES: dict[str, State] = {
     "PermissionRequest": "waiting",
     "Notification": "waiting",
     "Stop": "idle",
+    # Codex: a turn the user interrupted (Esc) ends without a Stop.
+    "Interrupt": "idle",
     "SessionEnd": "idle",
+    # Pi, through review's extension.
+    "session_start": "idle",
+    "agent_start": "working",
+    "agent_end": "idle",
+    "session_shutdown": "idle",
 }
+
+PI_CHANNEL = "pi"
+"""The channel Pi's extension points the agent to news through."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +97,10 @@ def _handle(harness: str, event: dict[str, Any], cwd: Path) -> Answer:
         if pointer:
             answer = Answer(stdout=json.dumps({"decision": "block", "reason": pointer}))
             state = "working"  # it goes on, to read the news
+    if harness == "pi":
+        answer = _point_pi(Store(worktree.root), name, event)
+        if answer.stdout and state is not None:
+            state = "working"  # a turn starts, to read the news
     if state is not None:
         session = event.get("session_id")
         agent.record(worktree.root, state, harness, name, session if isinstance(session, str) else None)
@@ -90,6 +111,19 @@ def _idle_notice(event: dict[str, Any]) -> bool:
     kind = str(event.get("notification_type", ""))
     message = str(event.get("message", "")).lower()
     return kind == "idle_prompt" or "waiting for your input" in message
+
+
+def _point_pi(store: Store, name: str, event: dict[str, Any]) -> Answer:
+    """The pointer Pi's extension hands to Pi, as `{"pointer": LINE}`; nothing when there is none."""
+    if name == "agent_end" and not event.get("pointed"):
+        told = news.notify(store, PI_CHANNEL)
+    elif name == "review_changed":
+        # The file changes when a notice is recorded too: only news no channel pointed to yet,
+        # so that it is pointed to once here; later stops point to it again.
+        told = news.notify(store, PI_CHANNEL, limit=1)
+    else:
+        return Answer()
+    return Answer(stdout=json.dumps({"pointer": pointer.line(told)})) if told else Answer()
 
 
 def _point(store: Store) -> str:

@@ -7,7 +7,8 @@ worktree and every clone gets them: a copy of the skill, and hooks that run plai
 nothing in them names a path of this machine.
 
 Claude Code and Codex get hooks that run `review hook claude|codex` on their events; Pi has no
-hooks. Installing is idempotent and merges into the user's settings: every other key and every
+hooks, and gets review's extension instead (`agents/pi/review.js`), written with the command that
+runs review, which calls `review hook pi` and hands Pi the pointer to a review. Installing is idempotent and merges into the user's settings: every other key and every
 other hook stays as it was. Nothing that is not review's own is ever replaced or removed; a
 settings file that cannot be understood is refused, untouched.
 
@@ -150,6 +151,12 @@ def install(
                     if place.agent == "codex":
                         added.append(Change(_CODEX_TRUST))
                 changes += added
+            if place.agent == "pi":
+                extension = pi_extension(root, home)
+                put = _put_pi_extension(extension, command, record)
+                changes += put
+                if put and not put[-1].skipped:
+                    written.append(extension)
     finally:
         record.save()
     if root is not None and written:
@@ -209,6 +216,9 @@ def uninstall(agents: Sequence[str], *, root: Path | None, home: Path | None = N
                     removed += hook_file.put_back(record)
                 changes += removed
             starts = [place.skill, *([place.hooks.parent] if place.hooks is not None else [])]
+            if place.agent == "pi":
+                changes += _remove_pi_extension(pi_extension(root, home))
+                starts.append(pi_extension(root, home).parent)
             gone = [folder for start in starts for folder in record.remove_made_folders(start)]
             if gone:
                 changes.append(Change(f"removed the folders install made: {', '.join(map(str, gone))}"))
@@ -372,7 +382,7 @@ def _is_review_copy(folder: Path) -> bool:
     return bool(lines) and lines[-1].startswith(COPY_MARK)
 
 
-def _left_alone(link: Path, *, installing: bool) -> Change:
+def _left_alone(link: Path, *, installing: bool, ours: str = "review's skill") -> Change:
     if link.is_symlink():
         what = f"it links to {os.readlink(link)}"
     elif link.is_dir():
@@ -381,10 +391,10 @@ def _left_alone(link: Path, *, installing: bool) -> Change:
         what = "it is a file"
     if installing:
         return Change(
-            f"left {link} alone: {what}, not review's skill; move it away and run review install again",
+            f"left {link} alone: {what}, not {ours}; move it away and run review install again",
             skipped=True,
         )
-    return Change(f"left {link} alone: {what}, not review's skill")
+    return Change(f"left {link} alone: {what}, not {ours}")
 
 
 class _Record:
@@ -651,3 +661,60 @@ def _runs_review_hook(command: object, agent: str) -> bool:
     except ValueError:
         return False
     return len(words) == 3 and Path(words[0]).name == "review" and words[1:] == ["hook", agent]
+
+
+PI_EXTENSION_MARK = "// review's extension for Pi"
+"""How review's Pi extension begins; it tells review's file from one of the user's."""
+
+_PI_COMMAND_LINE = 'const REVIEW = ["review"];'
+"""The line of the packaged extension that install rewrites with the command that runs review."""
+
+
+def pi_extension(root: Path | None, home: Path | None = None) -> Path:
+    """Where Pi loads review's extension from: user-wide, or in the repository at `root`."""
+    if root is not None:
+        return root / ".pi" / "extensions" / "review.js"
+    return (home or Path.home()) / ".pi" / "agent" / "extensions" / "review.js"
+
+
+def pi_extension_text(command: str) -> str:
+    """Review's Pi extension, running review as `command` (as a shell would split it): the
+    extension runs it without a shell, so the path is written as its words."""
+    packaged = importlib.resources.files("review.agents") / "pi" / "review.js"
+    text = packaged.read_text(encoding="utf-8")
+    if text.count(_PI_COMMAND_LINE) != 1:
+        raise MissingSkill(f"the Pi extension that came with review ({packaged}) is damaged; reinstall review")
+    return text.replace(_PI_COMMAND_LINE, f"const REVIEW = {json.dumps(shlex.split(command))};")
+
+
+def _put_pi_extension(place: Path, command: str, record: _Record) -> list[Change]:
+    text = pi_extension_text(command)
+    if place.is_symlink() or place.exists():
+        if not _is_review_extension(place):
+            return [_left_alone(place, installing=True, ours="review's Pi extension")]
+        if place.read_text(encoding="utf-8") == text:
+            return []
+        replace_atomically(place, text.encode("utf-8"))
+        return [Change(f"updated Pi's extension {place}")]
+    record.make_folders(place.parent)
+    replace_atomically(place, text.encode("utf-8"))
+    return [Change(f"wrote Pi's extension {place}")]
+
+
+def _remove_pi_extension(place: Path) -> list[Change]:
+    if _is_review_extension(place):
+        place.unlink()
+        return [Change(f"removed Pi's extension {place}")]
+    if place.is_symlink() or place.exists():
+        return [_left_alone(place, installing=False, ours="review's Pi extension")]
+    return []
+
+
+def _is_review_extension(place: Path) -> bool:
+    if place.is_symlink() or not place.is_file():
+        return False
+    try:
+        with place.open(encoding="utf-8") as file:
+            return file.readline().startswith(PI_EXTENSION_MARK)
+    except (OSError, UnicodeDecodeError):
+        return False

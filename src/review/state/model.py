@@ -31,11 +31,12 @@ STATUSES: tuple[CommentStatus, ...] = get_args(CommentStatus)
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 """What a round says of the work as a whole."""
 
-Harness = Literal["claude", "codex"]
+Harness = Literal["claude", "codex", "pi"]
 HARNESSES: tuple[Harness, ...] = get_args(Harness)
-"""The agents with hooks: review installs them and answers `review hook HARNESS`."""
-AGENTS: tuple[str, ...] = (*HARNESSES, "pi")
-"""The agents review can be installed for (the skill, and the hooks of those that have them)."""
+"""The agents that tell review what they do: review installs their hooks (Pi's extension) and
+answers `review hook HARNESS`."""
+AGENTS: tuple[str, ...] = HARNESSES
+"""The agents review can be installed for (the skill, and their hooks or extension)."""
 
 
 _TIME = "%Y-%m-%dT%H:%M:%SZ"
