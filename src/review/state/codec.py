@@ -11,7 +11,7 @@ from dataclasses import MISSING, fields, is_dataclass
 from functools import cache
 from typing import Any, Literal, Union, cast, get_args, get_origin, get_type_hints
 
-from review.state.model import SCHEMA, Anchor, Comment, Notice, Reply, Review, Round
+from review.state.model import SCHEMA, Anchor, Comment, Notice, Reply, Request, Review, Round
 
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
 MIGRATIONS: dict[str, Migration] = {}
@@ -28,7 +28,7 @@ def dump(review: Review) -> bytes:
 
 
 def _to_json(value: Any) -> Any:
-    if isinstance(value, Notice | Reply | Anchor | Comment | Round | Review):
+    if isinstance(value, Notice | Reply | Anchor | Comment | Round | Request | Review):
         out = {spec.name: _to_json(getattr(value, spec.name)) for spec in fields(value) if spec.name != "extra"}
         for key, unknown in value.extra.items():
             out.setdefault(key, unknown)

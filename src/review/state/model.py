@@ -158,6 +158,18 @@ class Round:
 
 
 @dataclass(kw_only=True)
+class Request:
+    """The agent asks the reviewer for a review (`review request`): the worktree waits on the
+    reviewer until a round is sent."""
+
+    message: str = ""
+    """What the agent says of its work, for the reviewer; "" when it said nothing."""
+    at: str = field(default_factory=now)
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    """Keys this version does not know, written back as they were."""
+
+
+@dataclass(kw_only=True)
 class Review:
     """The whole review state of a worktree."""
 
@@ -166,6 +178,8 @@ class Review:
     comments: list[Comment] = field(default_factory=list)
     viewed: dict[str, str] = field(default_factory=dict)
     """Path -> fingerprint of the file's diff when the reviewer marked it viewed."""
+    request: Request | None = None
+    """The agent's standing request for a review; None when it has not asked since the last round."""
     next_comment: int = 1
     next_round: int = 1
     extra: dict[str, Any] = field(default_factory=dict, repr=False)

@@ -10,7 +10,7 @@ from review.errors import NothingToSend, PartlySent, ReviewError
 from review.repo import git
 from review.repo.git import Worktree
 from review.repo.scope import Since
-from review.state import instructions
+from review.state import instructions, requests
 from review.state.files import replace_atomically
 from review.state.model import Review, Round, Side, Verdict
 from review.state.store import Store
@@ -31,7 +31,8 @@ def send(
     read: Callable[[str, Side], list[str] | None],
 ) -> Round:
     """Send the drafts as one round: they become open, and the round records a snapshot of the
-    worktree so that what changes afterwards can be shown.
+    worktree so that what changes afterwards can be shown. It answers the agent's request for a
+    review, if one stands.
 
     `read` gives a file's current lines, for the code quoted in the instructions file.
 
@@ -52,6 +53,7 @@ def send(
                 comment.updated_at = sent.sent_at
                 sent.comment_ids.append(comment.id)
         review.rounds.append(sent)
+        requests.answer(review)  # the agent asked for this review, if it asked
         return review, sent
 
     review, sent = store.update(change)
