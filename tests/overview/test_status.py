@@ -52,6 +52,7 @@ EXTRA = {
     "head",
     "reason",
     "waiting_since",
+    "requested",
     "delivery",
     "merges_cleanly",
     "default_conflict_files",

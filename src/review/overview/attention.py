@@ -1,7 +1,8 @@
 """What calls for the reviewer as the worktrees change, and how the terminal is told.
 
 Between two readings of the rows, a worktree calls for the reviewer when its agent answered the
-review, asks for permission, went idle, or when the worktree became ready for review (`calls`).
+review, asks for permission or for a review, went idle, or when the worktree became ready for
+review (`calls`).
 The terminal is told with the bell or a desktop notification: OSC 9 (iTerm2's) or OSC 777
 (rxvt's `notify`), chosen by what the terminal is known to show (`resolve_notify`, `signal`).
 """
@@ -69,6 +70,10 @@ def _news(was: Row, now: Row) -> str:
     """Why `now` calls for the reviewer when `was` did not, or ""."""
     if now.agent_state == "waiting" and was.agent_state != "waiting":
         return "the agent asks for permission"
+    # A request calls even when the worktree already waited on the reviewer: the agent says its
+    # work is ready now.
+    if now.request is not None and (now.request, now.requested_at) != (was.request, was.requested_at):
+        return "the agent asks for a review"
     if was.review_state == "sent" and now.review_state == "answered":
         return "the agent answered the review"
     if was.review_state == "sent" and now.review_state == "addressed":

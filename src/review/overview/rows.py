@@ -24,7 +24,7 @@ from review.state.store import Store
 AgentState = Literal["working", "idle", "waiting", "active", "unknown"]
 """From the hooks: working, idle, waiting (for the user: a permission). Without hooks: active
 while files changed in the last minute, else unknown."""
-ReviewState = Literal["none", "drafts", "sent", "answered", "addressed", "approved"]
+ReviewState = Literal["none", "drafts", "requested", "sent", "answered", "addressed", "approved"]
 WaitsOn = Literal["agent", "reviewer", "nothing"]
 AGENT_STATES: tuple[AgentState, ...] = get_args(AgentState)
 REVIEW_STATES: tuple[ReviewState, ...] = get_args(ReviewState)
@@ -32,6 +32,8 @@ WAITS_ON: tuple[WaitsOn, ...] = get_args(WaitsOn)
 
 ACTIVE_SECONDS = 60
 """Without hooks, an agent counts as active while files changed this recently."""
+REQUEST_CHARS = 60
+"""How much of the agent's request a row's reason quotes: its first line, cut to this."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,11 @@ class Row:
     """Why it waits on whom it waits on, in a few words."""
     waiting_since: float | None = None
     """Since when the reviewer's turn began, for the queue (oldest first)."""
+    request: str | None = None
+    """What the agent said when it asked for a review (`review request`; "" when it said nothing),
+    while no round has answered it; None when it has not asked."""
+    requested_at: float | None = None
+    """When it asked."""
     delivery: news.Delivery = news.NOTHING_SENT
     """Whether the agent has read what was sent to it, and how often it was pointed to it."""
     open_comments: int = 0
@@ -396,6 +403,11 @@ def _read_review(row: Row, review: Review) -> None:
         row.review_state = "answered"
     else:
         row.review_state = "addressed"
+    if review.request is not None:
+        row.request = review.request.message
+        row.requested_at = seconds(review.request.at)
+        if row.review_state != "drafts":  # the reviewer's own unsent comments say more
+            row.review_state = "requested"
 
 
 def _worked_since(row: Row, stamp: str) -> bool:
@@ -413,6 +425,9 @@ def _decide_wait(
         row.waits_on, row.reason = "nothing", row.problem
     elif row.agent_state == "waiting":
         row.waits_on, row.reason = "reviewer", "the agent asks for permission"
+    elif row.request is not None:
+        # Asked for, the review is the reviewer's to give, whatever else the agent does meanwhile.
+        row.waits_on, row.reason = "reviewer", asking(row.request)
     elif row.review_state == "drafts":
         row.waits_on, row.reason = "reviewer", "drafts not sent"
     elif row.review_state == "sent" and row.delivery.heard == "not read":
@@ -437,7 +452,16 @@ def _decide_wait(
     else:
         row.waits_on, row.reason = "reviewer", "ready for review"
     if row.waits_on == "reviewer":
-        row.waiting_since = since
+        # A request counts from when it was made, not from what the agent did after it.
+        row.waiting_since = row.requested_at if row.requested_at is not None else since
+
+
+def asking(message: str) -> str:
+    """The reason of a worktree whose agent asks for a review: the first line of what it said."""
+    first = message.strip().splitlines()[0] if message.strip() else ""
+    if len(first) > REQUEST_CHARS:
+        first = first[: REQUEST_CHARS - 1] + "…"
+    return f"the agent asks for a review: {first}" if first else "the agent asks for a review"
 
 
 def _agent_acted(review: Review | None, row: Row, said: activity.AgentState | None) -> float | None:

@@ -263,6 +263,7 @@ def row_json(row: Row) -> dict[str, Any]:
         "waits_on": row.waits_on,
         "reason": row.reason,
         "waiting_since": stamp(row.waiting_since),
+        "requested": None if row.request is None else {"message": row.request, "at": stamp(row.requested_at)},
         "delivery": {
             "heard": row.delivery.heard,
             "notices": row.delivery.notices,

@@ -40,7 +40,8 @@ def _cells(row: Row, now: float | None) -> list[str]:
     agent = " ".join(filter(None, (row.agent, row.agent_state if row.agent_state != "unknown" else ""))) or "-"
     ahead = "-" if row.ahead is None else f"{row.ahead}/{row.behind}"
     comments = f"{row.open_comments}/{row.answered_comments}/{row.addressed_comments}"
-    waits = f"{row.waits_on}: {row.reason}" if row.reason else row.waits_on
+    # the reason may quote the agent's request: its words are shown inert
+    waits = f"{row.waits_on}: {visible(row.reason)}" if row.reason else row.waits_on
     if row.note:
         waits += f" ({visible(row.note)})"
     return [

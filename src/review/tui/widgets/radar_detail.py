@@ -38,6 +38,8 @@ FILES = 8
 """Files named in a list of common or conflicting files."""
 SIDE_NAME = 20
 """Cells a side's name takes in front of its lines, at most."""
+REQUEST_LINES = 6
+"""Lines shown of what the agent said when it asked for a review."""
 
 
 class RadarDetail(VerticalScroll):
@@ -127,6 +129,8 @@ class RadarDetail(VerticalScroll):
         if row.note:
             text.append(f" ({visible(row.note)})", muted)
         text.append("\n")
+        if row.request is not None:
+            self._request(text, row.request, row.requested_at)
         text.append(self._facts(row), muted)
         text.append("\n")
 
@@ -152,6 +156,18 @@ class RadarDetail(VerticalScroll):
             if overlap.conflict:
                 found = conflicts.get(overlap.worktree) if conflicts is not None else None
                 self._hunks(text, found, row.name, name, conflicts is None)
+
+    def _request(self, text: Text, message: str, at: float | None) -> None:
+        """When the agent asked for a review, and what it said (the reason quotes one line)."""
+        muted = self._style("muted")
+        asked = age(at, self.now())
+        lines = message.strip().splitlines()
+        text.append(f"The agent asked for a review{f' {asked} ago' if asked else ''}{':' if lines else '.'}\n", muted)
+        for line in lines[:REQUEST_LINES]:
+            text.append(f"  {visible(line.expandtabs(4))}\n")
+        if len(lines) > REQUEST_LINES:
+            more = len(lines) - REQUEST_LINES
+            text.append(f"  … {more} more line{'s' * (more != 1)}\n", muted)
 
     def _facts(self, row: Row) -> str:
         """Two lines: the agent and the review; the size of the work and the comments."""

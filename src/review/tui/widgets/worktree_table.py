@@ -504,7 +504,7 @@ class WorktreeTable(ScrollView, can_focus=True):
             cells["ahead"] = Text(f"↑{row.ahead} ↓{row.behind}")
         if row.merges_cleanly is not None:
             cells["default"] = Text("✓", style("clean")) if row.merges_cleanly else Text("✗", style("conflict"))
-        turn = row.review_state in ("drafts", "answered", "addressed")
+        turn = row.review_state in ("drafts", "requested", "answered", "addressed")
         cells["review"] = Text(
             row.review_state,
             muted
