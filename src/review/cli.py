@@ -39,7 +39,7 @@ verbs:
   review resolve ID [-m NOTE]           the agent marks a comment addressed
   review wait [--timeout S] [--json]    wait for news from the reviewer, then print it
   review hook claude|codex|pi           entry point for the agent's hooks (JSON on stdin)
-  review watch [REPO]                   paste a pointer into each agent's tmux pane when there is news for it
+  review watch [REPO] [--headless]      paste a pointer into each agent's tmux pane when there is news for it
   review install claude|codex|pi|all [--project] [--uninstall]
                                         install the skill (and hooks) for an agent
   review doctor [--json]                whether the review loop will work here, and what fixes it
@@ -413,12 +413,24 @@ def _watch(argv: Sequence[str]) -> int:
         prog="review watch", description="Tell each worktree's agent, in tmux, when a review is sent to it."
     )
     parser.add_argument("repository", nargs="?", default=".", help="a path in the repository (default: here)")
+    parser.add_argument(
+        "--headless",
+        action="store_true",
+        help="when no agent runs in tmux, resume its idle Claude Code or Codex session from the command line",
+    )
     args = parser.parse_args(argv)
+    from review.agents.headless import Headless
     from review.agents.tmux import Tmux
     from review.agents.watch import Watcher
     from review.config import load_config
 
-    watcher = Watcher(Path(args.repository), Tmux(), _agent_names(load_config()), lambda line: print(line, flush=True))
+    watcher = Watcher(
+        Path(args.repository),
+        Tmux(),
+        _agent_names(load_config()),
+        lambda line: print(line, flush=True),
+        headless=Headless() if args.headless else None,
+    )
     try:
         watcher.run()
     except KeyboardInterrupt:

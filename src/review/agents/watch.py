@@ -6,6 +6,8 @@ agent. Once the agent is idle, a one-line pointer to `review pending` is pasted 
 sent. The files stay the truth: this is a push on top of them, and the news is delivered only when
 the agent reads it. Unread news is pointed to again once the agent is idle again and `again`
 seconds have passed since any channel last pointed to it, up to `news.POINTERS` times in all.
+With `headless` (`--headless`), an agent found in no pane is reached through its own command line
+instead, by resuming the session its hooks recorded (`review.agents.headless`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from watchfiles import watch as watch_files
 
 from review.agents import activity as agent
 from review.agents import pointer
+from review.agents.headless import Headless
 from review.agents.tmux import Tmux, deliver, find_agent_pane, is_idle
-from review.errors import ReviewError
+from review.errors import DeliveryFailed, ReviewError
 from review.repo import git
 from review.state import news
 from review.state.model import seconds
@@ -46,12 +49,14 @@ class Watcher:
         agents: Sequence[str],
         say: Callable[[str], None],
         again: float = AGAIN,
+        headless: Headless | None = None,
     ) -> None:
         self.repository = git.find_worktree(repository)
         self.again = again
         self.tmux = tmux
         self.agents = tuple(agents)
         self.say = say
+        self.headless = headless
         self._said: dict[Path, str] = {}
 
     def worktrees(self) -> list[Path]:
@@ -101,7 +106,20 @@ class Watcher:
         if since is not None and since < self.again:
             return  # pointed to a moment ago: the agent may be on it
         what = "a review" if found.asking else "a reviewer's reply"
-        pane = find_agent_pane(self.tmux, path, self.agents)
+        try:
+            pane = find_agent_pane(self.tmux, path, self.agents)
+        except DeliveryFailed:
+            if self.headless is None:
+                raise
+            pane = None  # no tmux: the agent's own command line may do
+        if pane is None and self.headless is not None:
+            resumed = self.headless.resume(path, store)
+            if not resumed.done:
+                self._once(path, f"{path.name}: {what} waits; no agent runs in a tmux pane here, and {resumed.detail}")
+                return
+            self._said.pop(path, None)
+            self.say(f"{time.strftime('%H:%M:%S')} {path.name}: {resumed.detail}")
+            return
         if pane is None:
             self._once(path, f"{path.name}: {what} waits, but no agent runs in a tmux pane in this worktree")
             return
