@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import Repo
+from review.agents import codex_trust
 from review.agents.install import (
     COPY_MARK,
     NOTHING,
@@ -30,7 +31,15 @@ from review.errors import MissingSkill, ReviewError, UnreadableSettings
 COMMAND = "/opt/review/bin/review"
 
 CLAUDE_EVENTS = ["Stop", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "SessionStart"]
-CODEX_EVENTS = ["Stop", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SessionStart"]
+CODEX_EVENTS = [
+    "Stop",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "SessionStart",
+    "Interrupt",
+]
 
 
 @pytest.fixture
@@ -56,7 +65,7 @@ def write_json(path: Path, document: Any) -> None:
 
 
 def ours(agent: str, event: str, command: str = COMMAND) -> dict[str, Any]:
-    entry: dict[str, Any] = {"matcher": "*"} if event in ("PreToolUse", "PostToolUse") else {}
+    entry: dict[str, Any] = {"matcher": "*"} if event in ("PreToolUse", "PermissionRequest", "PostToolUse") else {}
     entry["hooks"] = [{"type": "command", "command": f"{command} hook {agent}"}]
     return entry
 
@@ -208,7 +217,9 @@ def test_a_hook_left_by_an_install_from_another_path_is_updated_not_doubled(skil
     write_json(settings, {"hooks": {"Stop": [ours("claude", "Stop", "/old/venv/bin/review")]}})
     changes = install(["claude"], root=None, skill=skill, command=COMMAND)
     assert read_json(settings)["hooks"]["Stop"] == [ours("claude", "Stop")]
-    assert f"updated the Stop hook in {settings} to run {COMMAND} hook claude" in lines(changes)
+    assert f"updated the Stop hook in {settings} to run {COMMAND} hook claude: /old/venv/bin/review is gone" in lines(
+        changes
+    )
 
 
 def test_a_project_install_goes_under_the_repository_root(tmp_path: Path, skill: Path) -> None:
@@ -630,6 +641,143 @@ def test_review_command_is_the_running_review_script_as_an_absolute_path(
     script.parent.mkdir()
     script.write_text("#!/bin/sh\n")
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     monkeypatch.setattr(sys, "argv", ["my tools/review", "install", "claude"])
     assert review_command() == shlex.quote(str(script))
     assert shlex.split(review_command()) == [str(script)]
+
+
+def test_review_command_prefers_the_review_on_path_which_outlives_a_checkouts_virtualenv(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pipx and uv keep ~/.local/bin/review across upgrades: a hook naming it keeps working, and
+    keeps Codex's trust, where one naming a checkout's virtualenv would not."""
+    local_bin = tmp_path / ".local" / "bin"
+    local_bin.mkdir(parents=True)
+    (local_bin / "review").write_text("#!/bin/sh\n")
+    (local_bin / "review").chmod(0o755)
+    checkout = tmp_path / "checkout" / ".venv" / "bin" / "review"
+    checkout.parent.mkdir(parents=True)
+    checkout.write_text("#!/bin/sh\n")
+    monkeypatch.setenv("PATH", str(local_bin))
+    monkeypatch.setattr(sys, "argv", [str(checkout), "install", "codex"])
+    assert review_command() == str(local_bin / "review")
+
+
+def working_review(folder: Path) -> str:
+    """A `review` program that exists, as an earlier install from another checkout left it."""
+    folder.mkdir(parents=True)
+    (folder / "review").write_text("#!/bin/sh\n")
+    (folder / "review").chmod(0o755)
+    return str(folder / "review")
+
+
+def theirs(command: str) -> dict[str, Any]:
+    return {"hooks": [{"type": "command", "command": command}]}
+
+
+def test_a_working_codex_hook_from_another_checkout_is_kept_byte_for_byte(tmp_path: Path, skill: Path) -> None:
+    """Codex trusts a hook by its command: rewriting a working one would have the user trust it
+    again after every install from another place."""
+    older = working_review(tmp_path / "pipx" / "bin")
+    hooks_json = home() / ".codex" / "hooks.json"
+    events = ["Stop", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SessionStart"]
+    write_json(hooks_json, {"hooks": {event: [theirs("say hi"), ours("codex", event, older)] for event in events}})
+    before = read_json(hooks_json)["hooks"]
+    changes = lines(install(["codex"], root=None, skill=skill, command=COMMAND))
+    after = read_json(hooks_json)["hooks"]
+    for event in events:
+        assert json.dumps(after[event]) == json.dumps(before[event])
+    # The events it lacked run the same review, so that one program answers them all.
+    assert after["PermissionRequest"] == [ours("codex", "PermissionRequest", older)]
+    assert after["Interrupt"] == [ours("codex", "Interrupt", older)]
+    assert not any(line.startswith("updated") for line in changes)
+    assert f"added the PermissionRequest hook to {hooks_json}" in changes
+
+
+def test_a_codex_hook_whose_review_is_gone_is_updated_and_codex_will_ask_to_trust_it(skill: Path) -> None:
+    hooks_json = home() / ".codex" / "hooks.json"
+    write_json(hooks_json, {"hooks": {"Stop": [theirs("say hi"), ours("codex", "Stop", "/gone/venv/bin/review")]}})
+    changes = lines(install(["codex"], root=None, skill=skill, command=COMMAND))
+    assert read_json(hooks_json)["hooks"]["Stop"] == [theirs("say hi"), ours("codex", "Stop")]
+    assert (
+        f"updated the Stop hook in {hooks_json} to run {COMMAND} hook codex: /gone/venv/bin/review is gone" in changes
+    )
+    assert any(line.startswith("Codex runs a new or changed hook only once you trust it") for line in changes)
+
+
+def test_new_hooks_come_after_the_users_own_which_keep_their_places(skill: Path) -> None:
+    hooks_json = home() / ".codex" / "hooks.json"
+    mine = {"Stop": [theirs("first"), {"hooks": [theirs("second")["hooks"][0], theirs("third")["hooks"][0]]}]}
+    write_json(hooks_json, {"hooks": mine})
+    install(["codex"], root=None, skill=skill, command=COMMAND)
+    assert read_json(hooks_json)["hooks"]["Stop"] == [*mine["Stop"], ours("codex", "Stop")]
+
+
+def codex_settings(hooks_json: Path, hooks: dict[str, Any]) -> str:
+    """The user's Codex settings after trusting every hook of `hooks`, as Codex writes them."""
+    text = 'model = "gpt-5"\n\n[hooks.state]\n'
+    for event, entries in hooks.items():
+        for group, entry in enumerate(entries):
+            for index, hook in enumerate(entry["hooks"]):
+                place = codex_trust.key(hooks_json, event, group, index)
+                text += f'\n[hooks.state."{place}"]\ntrusted_hash = "{codex_trust.trust_hash(event, entry, hook)}"\n'
+    return text
+
+
+def codex_says(hooks_json: Path) -> dict[str, str]:
+    """What Codex would say of each hook in `hooks_json`: its command -> its trust."""
+    hashes = codex_trust.trusted_hashes(codex_trust.config_file(home()))
+    return {
+        hook["command"]: codex_trust.trust(
+            hashes, codex_trust.key(hooks_json, event, group, index), codex_trust.trust_hash(event, entry, hook)
+        )
+        for event, entries in read_json(hooks_json)["hooks"].items()
+        for group, entry in enumerate(entries)
+        for index, hook in enumerate(entry["hooks"])
+    }
+
+
+def test_uninstall_carries_codex_trust_along_with_the_users_hooks_that_moved_up(skill: Path) -> None:
+    hooks_json = home() / ".codex" / "hooks.json"
+    shared = {"hooks": [ours("codex", "Stop")["hooks"][0], theirs("after ours, same entry")["hooks"][0]]}
+    hooks = {"Stop": [theirs("before"), ours("codex", "Stop"), theirs("after"), shared]}
+    write_json(hooks_json, {"hooks": hooks})
+    config = codex_trust.config_file(home())
+    config.write_text(codex_settings(hooks_json, hooks))
+    changes = lines(uninstall(["codex"], root=None))
+    assert read_json(hooks_json)["hooks"]["Stop"] == [
+        theirs("before"),
+        theirs("after"),
+        theirs("after ours, same entry"),
+    ]
+    assert codex_says(hooks_json) == {"before": "trusted", "after": "trusted", "after ours, same entry": "trusted"}
+    assert any(line.startswith("moved Codex's trust in your hooks that moved up") for line in changes)
+    assert config.read_text().startswith('model = "gpt-5"\n')
+    assert config.read_text().count("[hooks.state.") == 3
+
+
+def test_uninstall_says_which_hooks_codex_will_ask_about_when_their_trust_cannot_be_moved(skill: Path) -> None:
+    hooks_json = home() / ".codex" / "hooks.json"
+    write_json(hooks_json, {"hooks": {"Stop": [ours("codex", "Stop"), theirs("mine")]}})
+    config = codex_trust.config_file(home())
+    inline = f'hooks.state."{hooks_json}:stop:1:0" = {{ trusted_hash = "sha256:x" }}\n'
+    config.write_text(inline)
+    changes = lines(uninstall(["codex"], root=None))
+    assert read_json(hooks_json)["hooks"]["Stop"] == [theirs("mine")]
+    assert config.read_text() == inline
+    warning = [line for line in changes if "Codex keys its trust by place" in line]
+    assert len(warning) == 1 and "Stop 'mine'" in warning[0] and "/hooks" in warning[0]
+
+
+def test_uninstall_leaves_codex_settings_alone_when_no_hook_of_the_user_moved(skill: Path) -> None:
+    hooks_json = home() / ".codex" / "hooks.json"
+    hooks = {"Stop": [theirs("mine"), ours("codex", "Stop")], "PreToolUse": [ours("codex", "PreToolUse")]}
+    write_json(hooks_json, {"hooks": hooks})
+    config = codex_trust.config_file(home())
+    config.write_text(codex_settings(hooks_json, hooks))
+    before = config.read_bytes()
+    changes = lines(uninstall(["codex"], root=None))
+    assert config.read_bytes() == before
+    assert codex_says(hooks_json) == {"mine": "trusted"}
+    assert not any("trust" in line for line in changes)

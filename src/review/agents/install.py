@@ -12,6 +12,11 @@ runs review, which calls `review hook pi` and hands Pi the pointer to a review. 
 other hook stays as it was. Nothing that is not review's own is ever replaced or removed; a
 settings file that cannot be understood is refused, untouched.
 
+Codex runs a hook only once the user trusted it, and keys that trust by the hook's place and
+command (see `codex_trust`). So a user-wide hook that still runs a review is never rewritten,
+new hooks go after the user's own, and when removing review's moves the user's hooks up, their
+trust moves along in Codex's settings (or the user is told which hooks Codex will ask about).
+
 Uninstalling puts back exactly what was there before: install keeps, in review's state folder,
 each settings file as it was before review first changed it and the folders it made, so a file
 that did not exist is removed again, an untouched one gets its very bytes back, and folders
@@ -33,18 +38,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from review.agents import codex_trust
 from review.errors import CannotWrite, MissingSkill, ReviewError, UnreadableSettings
 from review.state.files import replace_atomically
 from review.state.model import AGENTS
 
 HOOK_EVENTS: dict[str, tuple[str, ...]] = {
     "claude": ("Stop", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "SessionStart"),
-    # Codex has no Notification event.
-    "codex": ("Stop", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SessionStart"),
+    # Codex has no Notification event: PermissionRequest says it waits for the user, and a turn
+    # the user interrupts ends with Interrupt instead of Stop.
+    "codex": (
+        "Stop",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PermissionRequest",
+        "PostToolUse",
+        "SessionStart",
+        "Interrupt",
+    ),
 }
 """Agent -> the events its hooks run `review hook AGENT` on; an agent not named has no hooks."""
 
-_TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse"})
+_TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PostToolUse"})
 """Events whose entries say which tools they match; ours match every tool."""
 
 NOTHING = "nothing to change"
@@ -143,7 +158,7 @@ def install(
                 written.append(place.skill)
             hook_file = settings.get(place.agent)
             if hook_file is not None:
-                added = hook_file.add(place.agent, command)
+                added = hook_file.add(place.agent, command, keep_working=not place.project)
                 if added:
                     record.remember(hook_file.path, hook_file.before)
                     hook_file.save(record)
@@ -164,8 +179,47 @@ def install(
     return changes or [Change(NOTHING)]
 
 
-_CODEX_TRUST = "Codex runs a new or changed hook only once you trust it: type /hooks in codex and trust review's"
+_CODEX_TRUST = f"Codex runs a new or changed hook only once you trust it: {codex_trust.HOW_TO_TRUST}"
 """Codex skips an untrusted hook without a word, so install says so each time it writes one."""
+
+
+def _keep_codex_trust(
+    hooks_file: Path,
+    before: dict[int, tuple[str, int, int, dict[str, Any]]],
+    after: dict[int, tuple[str, int, int, dict[str, Any]]],
+    home: Path,
+) -> list[Change]:
+    """Keep Codex's trust in the user's hooks that removing review's moved up in `hooks_file`.
+
+    Codex keys its trust by a hook's place, so a hook that moved would need trusting again; its
+    trust is moved along with it in the user's Codex settings. When those cannot be rewritten,
+    the user is told which hooks Codex will ask about.
+    """
+
+    def place(where: tuple[str, int, int, dict[str, Any]]) -> str:
+        return codex_trust.key(hooks_file, *where[:3])
+
+    moved = {hook: where for hook, where in after.items() if place(where) != place(before[hook])}
+    config = codex_trust.config_file(home)
+    hashes = codex_trust.trusted_hashes(config)
+    trusted = {hook: where for hook, where in moved.items() if hashes is None or place(before[hook]) in hashes}
+    if not trusted:
+        return []
+    names = ", ".join(f"{where[0]} {where[3].get('command')!r}" for where in trusted.values())
+    moves = {place(before[hook]): place(where) for hook, where in moved.items()}
+    gone = {place(where) for hook, where in before.items() if hook not in after}
+    if hashes is not None and codex_trust.move_trust(config, moves, gone):
+        return [
+            Change(
+                f"moved Codex's trust in your hooks that moved up in {hooks_file} along with them ({config}): {names}"
+            )
+        ]
+    return [
+        Change(
+            f"your hooks in {hooks_file} moved up, and Codex keys its trust by place, so it will ask you to trust"
+            f" them again ({codex_trust.HOW_TO_TRUST}): {names}"
+        )
+    ]
 
 
 def _commit_advice(root: Path, written: list[Path]) -> str:
@@ -211,9 +265,12 @@ def uninstall(agents: Sequence[str], *, root: Path | None, home: Path | None = N
             changes += _remove_skill(place.skill)
             hook_file = settings.get(place.agent)
             if hook_file is not None:
+                before = hook_file.places(place.agent)
                 removed = hook_file.remove(place.agent)
                 if removed:
                     removed += hook_file.put_back(record)
+                    if place.agent == "codex":
+                        removed += _keep_codex_trust(hook_file.path, before, hook_file.places(place.agent), home)
                 changes += removed
             starts = [place.skill, *([place.hooks.parent] if place.hooks is not None else [])]
             if place.agent == "pi":
@@ -272,18 +329,21 @@ def skill_folder() -> Path:
 
 
 def review_command() -> str:
-    """How a shell runs the `review` that is running now: an absolute path, quoted if it must be.
+    """How a hook runs review: an absolute path, quoted if it must be.
 
     Hooks run with the agent's PATH, which may lack the virtualenv review is installed in, so
-    the settings name the program itself; plain "review" only when it cannot be found.
+    the settings name the program itself. The review on PATH comes first, through any symlink:
+    pipx and uv keep a link in ~/.local/bin that survives upgrades, while a checkout's
+    virtualenv, or the folder the link points into, may go. Then the review running now; plain
+    "review" only when neither can be found.
     """
+    found = shutil.which("review")
+    if found:
+        return shlex.quote(os.path.abspath(found))
     running = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
     if running is not None and running.name == "review" and running.is_file():
-        # Absolute, but through any symlink: pipx and uv keep a link in ~/.local/bin that
-        # survives upgrades, while the folder it points into does not.
         return shlex.quote(os.path.abspath(running))
-    found = shutil.which("review")
-    return shlex.quote(os.path.abspath(found)) if found else "review"
+    return "review"
 
 
 def _chosen(agents: Sequence[str]) -> list[str]:
@@ -541,10 +601,25 @@ class _HookFile:
                 raise UnreadableSettings(f'"hooks.{event}" in {path} is not a list; {untouched}')
         return cls(path, document, before)
 
-    def add(self, agent: str, command: str) -> list[Change]:
-        """Add a hook running `command hook AGENT` on each of the agent's events that lacks one."""
-        ours = f"{command} hook {agent}"
+    def add(self, agent: str, command: str, *, keep_working: bool) -> list[Change]:
+        """Add a hook running `command hook AGENT` on each of the agent's events that lacks one,
+        after the user's own hooks of that event.
+
+        With `keep_working` (a user-wide install), a review hook that still runs a review is left
+        exactly as it is, whatever path it names, and new hooks run that same review: Codex
+        trusts a hook by its command, so rewriting a working one would have the user trust it
+        again after every upgrade, or an install from another checkout. Only a hook whose
+        program is gone is rewritten.
+        """
         hooks: dict[str, Any] = self.document.setdefault("hooks", {})
+        theirs = [
+            hook["command"]
+            for event in HOOK_EVENTS[agent]
+            for hook in _hooks_in(hooks.get(event, []))
+            if _runs_review_hook(hook.get("command"), agent)
+        ]
+        working = [run for run in theirs if keep_working and _program_runs(run)]
+        ours = working[0] if working else f"{command} hook {agent}"
         changes: list[Change] = []
         for event in HOOK_EVENTS[agent]:
             entries: list[Any] = hooks.setdefault(event, [])
@@ -552,12 +627,15 @@ class _HookFile:
             if any(hook.get("command") == ours for hook in present):
                 continue
             older = [hook for hook in present if _runs_review_hook(hook.get("command"), agent)]
+            stale = [hook for hook in older if not (keep_working and _program_runs(hook["command"]))]
             if older:
                 # A hook from an earlier install with another path: updating it, rather than
                 # adding ours beside it, keeps the hook from running twice.
-                for hook in older:
+                for hook in stale:
+                    gone = shlex.split(hook["command"])[0]
                     hook["command"] = ours
-                changes.append(Change(f"updated the {event} hook in {self.path} to run {ours}"))
+                    why = f": {gone} is gone" if keep_working else ""
+                    changes.append(Change(f"updated the {event} hook in {self.path} to run {ours}{why}"))
                 continue
             entry: dict[str, Any] = {"matcher": "*"} if event in _TOOL_EVENTS else {}
             entry["hooks"] = [{"type": "command", "command": ours}]
@@ -599,6 +677,22 @@ class _HookFile:
         if changes and not hooks:
             del self.document["hooks"]
         return changes
+
+    def places(self, agent: str) -> dict[int, tuple[str, int, int, dict[str, Any]]]:
+        """Where each hook of the agent's events is, as Codex keys its trust: the event, the
+        index of its entry and its index in the entry; by the hook's identity, to follow it."""
+        hooks = self.document.get("hooks")
+        found: dict[int, tuple[str, int, int, dict[str, Any]]] = {}
+        if not isinstance(hooks, dict):
+            return found
+        for event in HOOK_EVENTS[agent]:
+            entries = hooks.get(event)
+            for group, entry in enumerate(entries if isinstance(entries, list) else []):
+                handlers = entry.get("hooks") if isinstance(entry, dict) else None
+                for index, hook in enumerate(handlers if isinstance(handlers, list) else []):
+                    if isinstance(hook, dict):
+                        found[id(hook)] = (event, group, index, hook)
+        return found
 
     def save(self, record: _Record) -> None:
         """Write the settings back, atomically.
@@ -650,6 +744,15 @@ def _hooks_in(entries: list[Any]) -> list[dict[str, Any]]:
         for hook in entry["hooks"]
         if isinstance(hook, dict)
     ]
+
+
+def _program_runs(command: str) -> bool:
+    """Whether the program a hook's `command` starts is there to run: a path to an executable
+    file, or a name the PATH finds."""
+    program = shlex.split(command)[0]
+    if "/" not in program:
+        return shutil.which(program) is not None
+    return os.path.isfile(program) and os.access(program, os.X_OK)
 
 
 def _runs_review_hook(command: object, agent: str) -> bool:
