@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Repo
+from review.agents import codex_trust, install
 from review.agents.doctor import hooks_installed, watch_running
 
 VENV_REVIEW = Path(sys.executable).parent / "review"
@@ -55,6 +56,16 @@ def on_path(*folders: Path) -> str:
     return os.pathsep.join([*map(str, folders), *system])
 
 
+def trust_codex_hooks() -> None:
+    """Trust review's user-wide Codex hooks as Codex writes it when the user does in /hooks."""
+    hooks_json = home() / ".codex" / "hooks.json"
+    text = "[hooks.state]\n"
+    for event, group, index, entry, hook in install.review_hook_places(hooks_json, "codex"):
+        place = codex_trust.key(hooks_json, event, group, index)
+        text += f'\n[hooks.state."{place}"]\ntrusted_hash = "{codex_trust.trust_hash(event, entry, hook)}"\n'
+    codex_trust.config_file(home()).write_text(text)
+
+
 def problems(done: subprocess.CompletedProcess[str]) -> list[str]:
     return [line for line in done.stdout.splitlines() if line.startswith("problem")]
 
@@ -90,6 +101,7 @@ def test_with_everything_in_place_doctor_says_all_is_well_and_exits_0(
     review = put_review_on_path()
     path = on_path(review.parent)
     assert run("install", "all", cwd=project.root, program=review, path=path).returncode == 0
+    trust_codex_hooks()
 
     done = run("doctor", cwd=project.root, program=review, path=path)
 
@@ -270,3 +282,26 @@ def test_watch_running_knows_each_way_a_watch_is_started(project: Repo, command:
         assert watch_running(project.root)
     finally:
         stop(watch)
+
+
+def test_codex_hooks_that_codex_has_not_trusted_are_named_with_how_to_trust_them(project: Repo) -> None:
+    assert run("install", "codex", cwd=project.root).returncode == 0
+    waiting = [line for line in problems(run("doctor", cwd=project.root)) if "Codex has not trusted" in line]
+    assert len(waiting) == 1
+    assert "Stop, UserPromptSubmit, PreToolUse, PermissionRequest" in waiting[0] and "Hooks need review" in waiting[0]
+    trust_codex_hooks()
+    done = run("doctor", cwd=project.root)
+    assert "ok       Codex trusts review's hooks" in done.stdout
+    assert not any("Codex has not trusted" in line for line in problems(done))
+    # A hook whose command changed since is one Codex asks about again.
+    hooks_json = home() / ".codex" / "hooks.json"
+    hooks_json.write_text(hooks_json.read_text().replace(" hook codex", " hook  codex", 1))
+    changed = [line for line in problems(run("doctor", cwd=project.root)) if "Codex has not trusted" in line]
+    assert len(changed) == 1 and "(Stop in" in changed[0]
+
+
+def test_codex_settings_that_cannot_be_read_leave_the_trust_untold(project: Repo) -> None:
+    assert run("install", "codex", cwd=project.root).returncode == 0
+    codex_trust.config_file(home()).write_text("model = \n")
+    done = run("doctor", cwd=project.root)
+    assert "cannot tell whether Codex trusts review's hooks" in done.stdout and "/hooks in codex" in done.stdout

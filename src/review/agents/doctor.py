@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from review import command
-from review.agents import install
+from review.agents import codex_trust, install
 from review.errors import ReviewError, UnreadableReview
 from review.repo import git
 from review.state.model import AGENTS
@@ -42,7 +42,7 @@ def check(where: Path) -> list[Check]:
     except ReviewError:
         worktree = None
     root = worktree.root if worktree is not None else None
-    checks = [review_on_path(), *skill(root), *hooks(root), tmux()]
+    checks = [review_on_path(), *skill(root), *hooks(root), *codex_trusts(root), tmux()]
     if worktree is None:
         outside = (
             f"{where} is not in a git repository: run review doctor in one to check review watch and the review file"
@@ -191,6 +191,49 @@ def hooks(root: Path | None) -> list[Check]:
     codex = any(agent.startswith("codex") for agent in have)
     trust = "; Codex runs them once you trust them (/hooks in codex)" if codex else ""
     return [Check("hooks", True, f"review's hooks are installed for {', '.join(dict.fromkeys(have))}{trust}")]
+
+
+def codex_trusts(root: Path | None) -> list[Check]:
+    """Whether Codex trusts review's hooks, user-wide and in the project at `root`: it skips an
+    untrusted one without a word. Told from Codex's own settings, as Codex 0.171 keeps them
+    (`codex_trust`); nothing when review has no Codex hooks."""
+    config = codex_trust.config_file(Path.home())
+    hashes = codex_trust.trusted_hashes(config)
+    found = False
+    waiting: dict[Path, list[str]] = {}
+    for agent, files in _hook_files(root):
+        if agent != "codex":
+            continue
+        for file, _ in files:
+            for event, group, index, entry, hook in install.review_hook_places(file, agent):
+                found = True
+                said = codex_trust.trust_hash(event, entry, hook)
+                # Codex names the file by the path it found it at, which may go through a link.
+                places = {codex_trust.key(path, event, group, index) for path in (file, file.resolve())}
+                if not any(codex_trust.trust(hashes, place, said) == "trusted" for place in places):
+                    waiting.setdefault(file, []).append(event)
+    name = "codex trust"
+    if not found:
+        return []
+    if hashes is None:
+        return [
+            Check(
+                name,
+                True,
+                f"cannot tell whether Codex trusts review's hooks ({config} cannot be read): run /hooks in codex to check",
+            )
+        ]
+    if not waiting:
+        return [Check(name, True, "Codex trusts review's hooks")]
+    which = "; ".join(f"{', '.join(events)} in {file}" for file, events in waiting.items())
+    return [
+        Check(
+            name,
+            False,
+            f"Codex has not trusted review's hooks ({which}), or not since they changed, and skips them without a word",
+            codex_trust.HOW_TO_TRUST,
+        )
+    ]
 
 
 def tmux() -> Check:

@@ -308,6 +308,25 @@ def review_hooks(settings: Path, agent: str) -> list[str]:
     return [hook["command"] for hook in _hooks_in(entries) if _runs_review_hook(hook.get("command"), agent)]
 
 
+def review_hook_places(settings: Path, agent: str) -> list[tuple[str, int, int, dict[str, Any], dict[str, Any]]]:
+    """Each of review's hooks for `agent` in the settings file `settings`, as Codex keys its trust:
+    the event, the index of its entry, its index in the entry, the entry and the hook. A file
+    that is missing or cannot be understood holds none."""
+    try:
+        document = _HookFile.read(settings, agent).document
+    except UnreadableSettings:
+        return []
+    hooks = document.get("hooks", {})
+    return [
+        (event, group, index, entry, hook)
+        for event in HOOK_EVENTS[agent]
+        for group, entry in enumerate(hooks.get(event, []))
+        if isinstance(entry, dict) and isinstance(entry.get("hooks"), list)
+        for index, hook in enumerate(entry["hooks"])
+        if isinstance(hook, dict) and _runs_review_hook(hook.get("command"), agent)
+    ]
+
+
 def skill_folder() -> Path:
     """The folder of the review skill that came with this copy of review.
 
