@@ -131,6 +131,7 @@ def test_every_verb_has_help() -> None:
         "reply",
         "resolve",
         "wait",
+        "request",
         "hook",
         "watch",
         "install",

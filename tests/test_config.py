@@ -80,3 +80,16 @@ def test_a_notify_setting_that_is_not_one_of_the_ways_is_refused(text: str) -> N
     path = write_config(text)
     with pytest.raises(BadConfig, match=str(path)):
         load_config()
+
+
+def test_where_a_requested_review_opens_is_set_in_its_table() -> None:
+    assert load_config().request_open == "split"
+    write_config('[request]\nopen = "window"\n')
+    assert load_config().request_open == "window"
+
+
+@pytest.mark.parametrize("text", ['[request]\nopen = "tab"\n', "[request]\nopen = true\n", 'request = "split"\n'])
+def test_a_request_open_setting_that_is_not_split_or_window_is_refused(text: str) -> None:
+    path = write_config(text)
+    with pytest.raises(BadConfig, match=str(path)):
+        load_config()

@@ -22,6 +22,7 @@ from review.repo.scope import Scope, Since
 from review.state.model import AGENTS, HARNESSES, SEVERITIES, Side, Verdict
 
 if TYPE_CHECKING:
+    from review.agents.viewer import Placement
     from review.config import Config  # read from the file only by the verbs that need it
     from review.state.here import Here
 
@@ -38,6 +39,8 @@ verbs:
   review reply ID -m TEXT               answer in a comment's thread (--as reviewer)
   review resolve ID [-m NOTE]           the agent marks a comment addressed
   review wait [--timeout S] [--json]    wait for news from the reviewer, then print it
+  review request [-m TEXT] [--open] [--wait]
+                                        the agent asks for a review (--open: the viewer beside it in tmux)
   review hook claude|codex|pi           entry point for the agent's hooks (JSON on stdin)
   review watch [REPO] [--headless]      paste a pointer into each agent's tmux pane when there is news for it
   review install claude|codex|pi|all [--project] [--uninstall]
@@ -91,11 +94,14 @@ def _open_review(argv: Sequence[str]) -> int:
         # first screen waits only for the slower of the two.
         resolving = pool.submit(scope.resolve, worktree, chosen, _last_sent(worktree) if chosen.since_review else None)
         reading = pool.submit(lambda: scope.read(worktree, resolving.result()))
+        from review.agents.viewer import shown_in_pane
         from review.tui.app import make_app
 
         # A bad revision is one line here, before the screen is taken over.
         sides = resolving.result()
-        make_app(worktree, chosen, config, first=(sides, reading)).run()
+        # In tmux, the pane is marked as this worktree's viewer: `review request --open` finds it.
+        with shown_in_pane(worktree.root):
+            make_app(worktree, chosen, config, first=(sides, reading)).run()
     return 0
 
 
@@ -312,6 +318,76 @@ def _wait(argv: Sequence[str]) -> int:
     return 0
 
 
+def _request(argv: Sequence[str]) -> int:
+    parser = _verb_parser(
+        "request",
+        "Ask the reviewer for a review of this worktree: the overview shows that it waits on them, with"
+        " your message, until they send a review. Asking again replaces the request.",
+    )
+    parser.add_argument("-m", "--message", default="", help="for the reviewer: what was done, where to look")
+    parser.add_argument("--open", action="store_true", help="inside tmux, open the viewer beside this pane")
+    parser.add_argument("--wait", action="store_true", help="then wait for the review and print it, as `wait` does")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="with --wait: give up after this long")
+    parser.add_argument("--json", action="store_true", help="with --wait: print JSON, as `wait --json` does")
+    args = parser.parse_args(argv)
+    if not args.wait and (args.timeout is not None or args.json):
+        parser.error("--timeout and --json go with --wait")
+    from review import command
+    from review.state import requests
+
+    here = _here(args.where)
+    placement = _placement() if args.open else None  # a broken config stops it before anything is asked
+    requests.ask(here.store, args.message)
+    # While waiting, standard output is the review's (JSON with --json): what was done goes to stderr.
+    out = sys.stderr if args.wait else sys.stdout
+    print("Asked the reviewer for a review: the overview shows that this worktree waits on them.", file=out)
+    if placement is not None:
+        print(_open_viewer(here.worktree.root, placement), file=out)
+    if not args.wait:
+        print(f"`{command.runnable()} wait --timeout 100` waits for their review.")
+        return 0
+    out.flush()
+    from review.agents.wait import wait_for_news
+
+    if wait_for_news(here.store, args.timeout) is None:
+        raise ReviewError(
+            f"no review within {args.timeout:g} seconds; the request stands, and"
+            f" `{command.runnable()} wait --timeout 100` goes on waiting"
+        )
+    _print_instructions(here, args.json, waited=True)
+    return 0
+
+
+def _placement() -> Placement:
+    from review.config import load_config
+
+    return load_config().request_open
+
+
+def _open_viewer(root: Path, placement: Placement) -> str:
+    """Show the worktree's review in tmux beside this pane; what became of it, in one line."""
+    import shlex
+
+    from review import command
+    from review.agents import viewer
+    from review.errors import DeliveryFailed
+
+    by_hand = f"`{command.runnable()} {shlex.quote(str(root))}`"
+    pane = viewer.inside(os.environ)
+    if pane is None:
+        return f"Not inside tmux, so no viewer was opened: the reviewer opens the review with {by_hand}."
+    from review.agents.tmux import Tmux
+
+    try:
+        opened = viewer.open_beside(Tmux(), pane, root, command.runnable(), placement)
+    except DeliveryFailed as error:
+        return f"The viewer could not be opened ({error}): the reviewer opens the review with {by_hand}."
+    if not opened.new:
+        return f"The review is already open in tmux pane {opened.pane}: brought it to the front."
+    where = "in a new window" if placement == "window" else "beside this pane"
+    return f"Opened the review {where} (tmux pane {opened.pane})."
+
+
 def _hook(argv: Sequence[str]) -> int:
     parser = _Parser(prog="review hook", description="Entry point for an agent harness's hooks (JSON on stdin).")
     parser.add_argument("harness", choices=HARNESSES)
@@ -448,6 +524,7 @@ VERBS: dict[str, Callable[[Sequence[str]], int]] = {
     "reply": _reply,
     "resolve": _resolve,
     "wait": _wait,
+    "request": _request,
     "hook": _hook,
     "watch": _watch,
     "install": _install,

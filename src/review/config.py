@@ -8,6 +8,9 @@
     [overview]
     notify = "auto"                # how the terminal is told that a worktree needs you:
                                    # auto, bell, osc9, osc777 (desktop notifications), off
+    [request]
+    open = "split"                 # where `review request --open` opens the viewer, in tmux:
+                                   # split (a pane beside the agent's), window (a new window)
 
 `?` in the viewer lists every binding id with its key.
 """
@@ -19,6 +22,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from review.agents.viewer import PLACEMENTS, Placement
 from review.errors import BadConfig
 from review.overview.attention import NOTIFY, Notify
 
@@ -35,6 +39,9 @@ class Config:
     """More program names that `review watch` recognises as agents."""
     notify: Notify = "auto"
     """How the overview tells the terminal that a worktree calls for the reviewer."""
+    request_open: Placement = "split"
+    """Where `review request --open` opens the viewer in tmux: beside the agent's pane, or in a
+    new window."""
 
 
 def config_path() -> Path:
@@ -78,6 +85,11 @@ def load_config(path: Path | None = None) -> Config:
     notify = overview.get("notify", "auto")
     if notify not in NOTIFY:
         raise BadConfig(f"{path}: overview.notify must be one of {', '.join(NOTIFY)}, not {notify!r}")
+    request = expect("request", dict, {})
+    assert isinstance(request, dict)
+    request_open = request.get("open", "split")
+    if request_open not in PLACEMENTS:
+        raise BadConfig(f"{path}: request.open must be one of {', '.join(PLACEMENTS)}, not {request_open!r}")
     theme = str(expect("theme", str, "textual-dark"))
     syntax = expect("syntax_theme", str, "")
     return Config(
@@ -87,4 +99,5 @@ def load_config(path: Path | None = None) -> Config:
         keys=dict(keys),
         agents=tuple(agents),
         notify=notify,
+        request_open=request_open,
     )

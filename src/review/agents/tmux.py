@@ -35,6 +35,9 @@ _POLL = 0.1
 
 _PROC = Path("/proc")
 
+_NEW_PANE = ("-P", "-F", "#{pane_id} #{pane_pid}")
+"""What tmux is asked to print of a pane it opens."""
+
 # Anything that a terminal could take as a key rather than as text: C0 controls (newline and
 # carriage return would submit early, ESC could end the bracketed paste), DEL, C1 controls, and the
 # line and paragraph separators.
@@ -149,6 +152,74 @@ class Tmux:
             DeliveryFailed: the pane is gone, or tmux failed.
         """
         self._run("send-keys", "-t", pane, "Enter", pane=pane)
+
+    def split(self, beside: str, folder: Path, command: str) -> tuple[str, int]:
+        """A new pane to the right of `beside`, in `folder`, running `command` (a shell command
+        line); it becomes the active pane of its window. Its id and pid.
+
+        Raises:
+            DeliveryFailed: the pane `beside` is gone, or tmux failed.
+        """
+        return self._opened(
+            self._run("split-window", "-h", "-t", beside, "-c", str(folder), *_NEW_PANE, command, pane=beside)
+        )
+
+    def new_window(self, beside: str, folder: Path, command: str) -> tuple[str, int]:
+        """A new window after the window of the pane `beside`, in `folder`, running `command` (a
+        shell command line); it becomes its session's current window. Its pane's id and pid.
+
+        Raises:
+            DeliveryFailed: the pane `beside` is gone, or tmux failed.
+        """
+        # new-window takes a window, not a pane: the window's id names it.
+        window = self._run("display-message", "-p", "-t", beside, "#{window_id}", pane=beside).strip()
+        return self._opened(self._run("new-window", "-a", "-t", window, "-c", str(folder), *_NEW_PANE, command))
+
+    def select(self, pane: str) -> None:
+        """Bring `pane` to the front: its window becomes current, and it the active pane in it.
+
+        Raises:
+            DeliveryFailed: the pane is gone, or tmux failed.
+        """
+        self._run("select-window", "-t", pane, pane=pane)
+        self._run("select-pane", "-t", pane, pane=pane)
+
+    def mark(self, pane: str, option: str, value: str) -> None:
+        """Set the user option `option` (`@name`) of `pane`: a mark that goes with the pane.
+
+        Raises:
+            DeliveryFailed: the pane is gone, or tmux failed.
+        """
+        self._run("set-option", "-p", "-t", pane, option, value, pane=pane)
+
+    def unmark(self, pane: str, option: str) -> None:
+        """Unset the user option `option` of `pane`.
+
+        Raises:
+            DeliveryFailed: the pane is gone, or tmux failed.
+        """
+        self._run("set-option", "-p", "-u", "-t", pane, option, pane=pane)
+
+    def marked(self, option: str) -> list[tuple[str, str]]:
+        """Every live pane whose user option `option` is set: its id and the option's value.
+
+        Raises:
+            DeliveryFailed: tmux is missing or no server answers.
+        """
+        out = self._run("list-panes", "-a", "-F", f"#{{pane_dead}}\t#{{pane_id}}\t#{{{option}}}")
+        found = []
+        for line in out.splitlines():
+            dead, _, rest = line.partition("\t")
+            pane, _, value = rest.partition("\t")
+            if dead == "0" and value:
+                found.append((pane, value))
+        return found
+
+    def _opened(self, out: str) -> tuple[str, int]:
+        pane, _, pid = out.strip().partition(" ")
+        if not pane.startswith("%") or not pid.isdigit():
+            raise DeliveryFailed(f"tmux did not say which pane it opened: {out.strip()!r}")
+        return pane, int(pid)
 
     def _run(self, *args: str, input: bytes | None = None, pane: str | None = None) -> str:
         command = ["tmux", *(("-L", self.socket) if self.socket else ()), *args]
