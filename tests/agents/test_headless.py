@@ -16,7 +16,7 @@ import pytest
 
 from conftest import Repo
 from review.agents import activity as agent
-from review.agents.headless import Headless, prompt
+from review.agents.headless import Headless
 from review.agents.tmux import Tmux
 from review.agents.watch import Watcher
 from review.state.store import Store
@@ -71,7 +71,7 @@ def notices(repo: Repo) -> list[str]:
 @pytest.mark.parametrize(
     ("harness", "resume"),
     [
-        ("claude", ["claude", "-p", "--resume", "SESSION"]),
+        ("claude", ["claude", "-p", "--resume", "SESSION", f"--allowedTools=Bash({review_command()} pending:*)"]),
         ("codex", ["codex", "exec", "resume", "-c", 'sandbox_mode="workspace-write"', "SESSION"]),
     ],
 )
@@ -88,12 +88,11 @@ def test_an_idle_session_is_resumed_once_in_its_worktree_with_a_pointer_that_run
     assert Path(run["cwd"]) == agent_worktree.root
     program, *args = run["argv"]
     assert [Path(program).name, *args[:-1]] == [r if r != "SESSION" else "0f5e-session" for r in resume]
-    assert args[-1].startswith(prompt(review_command() + " pending  # 1 review comment waits for you"))
+    assert args[-1].startswith(f"{review_command()} pending  # 1 review comment waits for you")
     assert notices(agent_worktree) == [harness]
     assert len(said) == 1 and f"resumed {harness} session 0f5e-session headless" in said[0]
     # The prompt's command, as the agent runs it in its shell, reads the review.
-    command = args[-1].partition("run: ")[2]
-    ran = subprocess.run(["bash", "-c", command], cwd=agent_worktree.root, capture_output=True, text=True)
+    ran = subprocess.run(["bash", "-c", args[-1]], cwd=agent_worktree.root, capture_output=True, text=True)
     assert ran.returncode == 0 and "### c1" in ran.stdout, ran.stderr
     watcher(agent_worktree, said, headless).tick([agent_worktree.root])
     headless.wait()

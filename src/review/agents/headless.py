@@ -10,9 +10,10 @@ agent's own, or a resume review started that has not ended): two turns of one se
 would fork it. Each resume is a notice on the news (channel "claude" or "codex"), so it is bounded
 by `news.POINTERS` like the other channels, and taken back when the command cannot be started.
 
-What the agent may do in that turn is what its settings allow headless: Claude Code asks for no
-permission in `-p` (what is not allowed is refused, and then the Stop hook lets it stop), so allow
-`review` in its settings; Codex's `exec` runs with a read-only sandbox unless told otherwise, and
+The prompt is the pointer itself (Claude Code 2.1.197 sends a prompt that begins with a path to the
+model as it is). What the agent may do in that turn is what its settings allow headless: Claude
+Code asks for no permission in `-p` (what is not allowed is refused, and then the Stop hook lets it
+stop), so its resume allows `review pending`, and the user's settings the rest; Codex's `exec` runs with a read-only sandbox unless told otherwise, and
 `review pending` writes the review file, so its resume runs in the `workspace-write` sandbox.
 The output of each run is appended to `.review/headless.log`.
 """
@@ -24,10 +25,14 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from review import command
 from review.agents import activity as agent
 from review.agents import pointer
 from review.state import news
 from review.state.store import FOLDER, Store
+
+RESUMABLE = ("claude", "codex")
+"""The agents whose sessions `resume_command` resumes."""
 
 LOG = "headless.log"
 """Where, in the review folder, the output of the resumed sessions goes."""
@@ -37,16 +42,14 @@ def resume_command(agent_name: str, session: str, prompt: str) -> list[str] | No
     """How `agent_name` resumes `session` with `prompt` and no terminal; None for an agent that
     cannot (Pi has its own extension; the others have no session review knows)."""
     if agent_name == "claude":
-        return ["claude", "-p", "--resume", session, prompt]
+        # `-p` asks for no permission: the pointer's own command is allowed (a rule Claude Code
+        # 2.1.197 matches with the pointer's `# ...` comment), the rest is as the user's settings
+        # say. With `=`, since the option takes several values and would take the prompt too.
+        allowed = f"--allowedTools=Bash({command.runnable()} pending:*)"
+        return ["claude", "-p", "--resume", session, allowed, prompt]
     if agent_name == "codex":
         return ["codex", "exec", "resume", "-c", 'sandbox_mode="workspace-write"', session, prompt]
     return None
-
-
-def prompt(line: str) -> str:
-    """The prompt a resumed session gets: the pointer, after a few words, since a prompt that
-    begins with `/` (the pointer's absolute path to review) is taken for a slash command."""
-    return f"A review waits for you; run: {line}"
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,7 @@ class Headless:
     def resume(self, path: Path, store: Store) -> Resumed:
         """Point the agent of the worktree at `path` to its news by resuming its session."""
         state = agent.read(path)
-        if state is None or not state.session_id or resume_command(state.agent, "", "") is None:
+        if state is None or not state.session_id or state.agent not in RESUMABLE:
             return Resumed(False, "its hooks recorded no Claude Code or Codex session to resume")
         running = self._running.get(path)
         if running is not None and running.poll() is None:
@@ -82,15 +85,15 @@ class Headless:
         if not told:
             return Resumed(False, "it was read or pointed to meanwhile")
         line = pointer.line(told)
-        command = resume_command(state.agent, state.session_id, prompt(line))
-        assert command is not None
+        argv = resume_command(state.agent, state.session_id, line)
+        assert argv is not None
         # The program found, not its name: a name makes Popen try every folder on PATH in turn.
-        command[0] = program
+        argv[0] = program
         try:
             store.make_folder()
             with (path / FOLDER / LOG).open("ab") as log:
                 self._running[path] = subprocess.Popen(
-                    command,
+                    argv,
                     cwd=path,
                     stdin=subprocess.DEVNULL,
                     stdout=log,
