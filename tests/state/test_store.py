@@ -155,7 +155,7 @@ def test_the_file_is_indented_json_in_the_models_field_order(tmp_path: Path) -> 
     assert text.endswith("}\n")
     assert list(json.loads(text)["comments"][0]) == [
         "id", "path", "old_path", "side", "line", "end_line", "body", "severity", "status",
-        "anchor", "anchor_state", "thread", "round", "created_at", "updated_at",
+        "anchor", "anchor_state", "thread", "round", "created_at", "updated_at", "author",
     ]  # fmt: skip
 
 

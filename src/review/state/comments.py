@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from review import command
 from review.errors import CommentError
 from review.state import anchor
 from review.state.model import (
     SEVERITIES,
+    Anchor,
     AnchorState,
     Author,
     Comment,
@@ -49,32 +52,47 @@ def add(
     """
     if not body.strip():
         raise CommentError("a comment needs some text")
-    captured = None
-    if where.line is not None:
-        end = where.end_line or where.line
-        if lines is None:
-            raise CommentError(f"{where.path} has no {where.side} side to comment on")
-        try:
-            captured = anchor.capture(lines, where.line, end, source)
-        except ValueError as error:
-            raise CommentError(f"{where.path}: {error}") from None
+    captured = capture(where, lines, source)
 
     def change(review: Review) -> Comment:
-        comment = Comment(
-            id=review.new_comment_id(),
-            path=where.path,
-            old_path=where.old_path,
-            side=where.side,
-            line=where.line,
-            end_line=(where.end_line or where.line) if where.line is not None else None,
-            body=body,
-            severity=severity,
-            anchor=captured,
-        )
+        comment = placed(where, review.new_comment_id(), body, captured, severity=severity)
         review.comments.append(comment)
         return comment
 
     return store.update(change)
+
+
+def capture(where: Where, lines: Sequence[str] | None, source: str | None = None) -> Anchor | None:
+    """The code at `where` in `lines` (the file's lines on that side), to find it again after the
+    code changes; None on a whole file.
+
+    Raises:
+        CommentError: there are no lines on that side, or the lines are not in the file.
+    """
+    if where.line is None:
+        return None
+    if lines is None:
+        raise CommentError(f"{where.path} has no {where.side} side to comment on")
+    try:
+        return anchor.capture(lines, where.line, where.end_line or where.line, source)
+    except ValueError as error:
+        raise CommentError(f"{where.path}: {error}") from None
+
+
+def placed(where: Where, id: str, body: str, captured: Anchor | None, **rest: Any) -> Comment:
+    """A new comment (or note) with this id on `where`, anchored in `captured`; `rest` are its
+    other fields (severity, author, status)."""
+    return Comment(
+        id=id,
+        path=where.path,
+        old_path=where.old_path,
+        side=where.side,
+        line=where.line,
+        end_line=(where.end_line or where.line) if where.line is not None else None,
+        body=body,
+        anchor=captured,
+        **rest,
+    )
 
 
 def edit(store: Store, id: str, body: str, severity: Severity | None = None) -> Comment:
@@ -124,11 +142,17 @@ def resolve(store: Store, id: str, note: str | None = None) -> Comment:
     """The agent says it dealt with a comment: `addressed`, with a note of what it did.
 
     Raises:
-        CommentError: the comment is still a draft (the agent has not been sent it).
+        CommentError: the comment is still a draft (the agent has not been sent it), or it is the
+            agent's own note, which it answers in the thread rather than resolves.
     """
 
     def change(review: Review) -> Comment:
         comment = review.comment(id)
+        if comment.is_note:
+            raise CommentError(
+                f"{id} is your note for the reviewer, not a comment to resolve: answer the reviewer in its"
+                f' thread with `{command.runnable()} reply {id} -m "..."`'
+            )
         if comment.status == "draft":
             raise CommentError(f"comment {id} is a draft: it has not been sent yet")
         comment.status = "addressed"
@@ -141,10 +165,13 @@ def resolve(store: Store, id: str, note: str | None = None) -> Comment:
 
 
 def set_status(store: Store, id: str, status: CommentStatus) -> Comment:
-    """The reviewer resolves, reopens or gives up on a sent comment."""
+    """The reviewer resolves, reopens or gives up on a sent comment (an agent's note is dismissed
+    instead: `review.state.notes.dismiss`)."""
 
     def change(review: Review) -> Comment:
         comment = review.comment(id)
+        if comment.is_note:
+            raise CommentError(f"{id} is the agent's note: answer it, make it a comment, or dismiss it")
         if comment.status == "draft":
             raise CommentError(f"comment {id} is a draft: send it first")
         comment.status = status

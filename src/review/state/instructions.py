@@ -49,8 +49,9 @@ class Instruction:
 
 
 def gather(review: Review, read: Callable[[str, Side], list[str] | None]) -> list[Instruction]:
-    """The open comments in the order an agent should take them (see `quoted`)."""
-    return quoted(review.open_comments(), read)
+    """What asks something of the agent (`Review.awaiting_agent`: the open comments, and its notes
+    the reviewer answered), in the order an agent should take them (see `quoted`)."""
+    return quoted(review.awaiting_agent(), read)
 
 
 def quoted(comments: Iterable[Comment], read: Callable[[str, Side], list[str] | None]) -> list[Instruction]:
@@ -121,8 +122,9 @@ def sections(items: Sequence[Instruction], *, answer: str | None) -> list[str]:
         comment = item.comment
         if comment.path != path:
             path = comment.path
-            out.extend(["", f"## {visible(path)}"])
-        heading = f"{comment.id} · {comment.severity} · {where(comment)}"
+            out.extend(["", f"## {visible(path)}" if path else "## The whole change"])
+        kind = ("your note" if answer is not None else "agent note") if comment.is_note else comment.severity
+        heading = f"{comment.id} · {kind} · {where(comment)}"
         if answer is None:
             heading += f" · {comment.status}"
         out.extend(["", f"### {heading}", ""])
@@ -132,7 +134,10 @@ def sections(items: Sequence[Instruction], *, answer: str | None) -> list[str]:
         for index, reply in enumerate(comment.thread):
             new = "**New:** " if answer is not None and index in item.new else ""
             out.extend(["", f"{new}*{reply.author}, {reply.at}:* {inert(reply.body.strip())}"])
-        if answer is not None:
+        if answer is not None and comment.is_note:
+            out.append("")
+            out.append(f'Answer: `{answer} reply {comment.id} -m "..."`')
+        elif answer is not None:
             out.append("")
             out.append(f'Answer: `{answer} resolve {comment.id} -m "..."` or `{answer} reply {comment.id} -m "..."`')
     return out
@@ -145,21 +150,30 @@ def inert(text: str) -> str:
 
 
 def _opening(worktree: Path, items: Sequence[Instruction], review: str) -> str:
-    count = len(items)
+    count = sum(not item.comment.is_note for item in items)
+    notes = len(items) - count
     answered = [item.comment.id for item in items if item.new]
-    said = [f"{count} comment{'s' * (count != 1)} to address, in {worktree}."]
+    what = [f"{count} comment{'s' * (count != 1)} to address"] if count else []
+    if notes:
+        what.append(f"{notes} of your notes the reviewer answered")
+    said = [f"{' and '.join(what)}, in {worktree}."]
     if answered:
         said.append(f"The reviewer answered you on {', '.join(answered)}: the new replies are marked **New:**.")
-    said.append(
-        f'For each comment: change the code, then run `{review} resolve ID -m "what you did"`. If you disagree '
-        f'or need to ask, run `{review} reply ID -m "your answer"` instead. Line numbers are those of the files '
-        "as they are now."
-    )
+    if count:
+        said.append(
+            f'For each comment: change the code, then run `{review} resolve ID -m "what you did"`. If you disagree '
+            f'or need to ask, run `{review} reply ID -m "your answer"` instead.'
+        )
+    if notes:
+        said.append(f'Answer the reviewer on a note of yours in its thread: `{review} reply ID -m "your answer"`.')
+    said.append("Line numbers are those of the files as they are now.")
     return " ".join(said)
 
 
 def where(comment: Comment) -> str:
     """Which lines a comment is on, in words, as the file is now."""
+    if not comment.path:
+        return "the whole change"
     if comment.line is None:
         if comment.anchor_state == "lost":
             return "the code it was on is gone from the file; it is quoted as it was"
@@ -206,7 +220,7 @@ def as_json(worktree: Path, latest: Round | None, items: Sequence[Instruction]) 
                 "side": item.comment.side,
                 "line": item.comment.line,
                 "end_line": item.comment.end_line,
-                "severity": item.comment.severity,
+                "severity": None if item.comment.is_note else item.comment.severity,
                 "status": item.comment.status,
                 "anchor_state": item.comment.anchor_state,
                 "body": item.comment.body,

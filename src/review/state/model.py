@@ -19,7 +19,7 @@ SCHEMA = "review/1"
 
 Author = Literal["reviewer", "agent"]
 Severity = Literal["must", "should", "question", "nit"]
-CommentStatus = Literal["draft", "open", "addressed", "resolved", "wontfix"]
+CommentStatus = Literal["draft", "open", "addressed", "resolved", "wontfix", "note", "dismissed"]
 AnchorState = Literal["exact", "moved", "changed", "lost"]
 Verdict = Literal["request_changes", "comment", "approve"]
 
@@ -27,7 +27,9 @@ SEVERITIES: tuple[Severity, ...] = get_args(Severity)
 """The one order of the severities, everywhere they are listed: instructions, the comment editor's
 chooser and `ctrl+t`, the README. What must change comes first, as agents act on it."""
 STATUSES: tuple[CommentStatus, ...] = get_args(CommentStatus)
-"""A comment's life: a draft until sent, then open until the agent answers or the reviewer closes it."""
+"""A comment's life: a draft until sent, then open until the agent answers or the reviewer closes it.
+An agent's note (`review.state.notes`) is a `note` while it stands, `dismissed` once the reviewer
+set it aside; it is never sent."""
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 """What a round says of the work as a whole."""
 
@@ -110,7 +112,8 @@ class Anchor:
 
 @dataclass(kw_only=True)
 class Comment:
-    """A reviewer's comment on a range of lines of a file, or on the whole file."""
+    """A reviewer's comment on a range of lines of a file, or on the whole file; or an agent's note
+    for the reviewer (`author` "agent"), on lines, a file, or the whole change (`path` "")."""
 
     id: str
     path: str
@@ -131,8 +134,20 @@ class Comment:
     """The id of the round the comment was sent in; None while it is a draft."""
     created_at: str = field(default_factory=now)
     updated_at: str = field(default_factory=now)
+    author: Author = "reviewer"
+    """Who wrote it: the reviewer (a comment), or the agent (a note, id "n1", "n2", …)."""
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     """Keys this version does not know, written back as they were."""
+
+    @property
+    def is_note(self) -> bool:
+        """Whether the agent wrote it: a note for the reviewer, which is never sent."""
+        return self.author == "agent"
+
+    def answered_by_reviewer(self) -> bool:
+        """Whether the reviewer has the last word in the thread: something the agent has yet to
+        answer (the replies are `review.state.news.unanswered`)."""
+        return bool(self.thread) and self.thread[-1].author == "reviewer"
 
 
 @dataclass(kw_only=True)
@@ -182,12 +197,18 @@ class Review:
     """The agent's standing request for a review; None when it has not asked since the last round."""
     next_comment: int = 1
     next_round: int = 1
+    next_note: int = 1
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     """Keys this version does not know, written back as they were."""
 
     def new_comment_id(self) -> str:
         """A comment id ("c1", "c2", …) never given before in this review; advances the counter."""
         id, self.next_comment = _fresh("c", self.next_comment, {comment.id for comment in self.comments})
+        return id
+
+    def new_note_id(self) -> str:
+        """An agent's note id ("n1", "n2", …) never given before in this review; advances the counter."""
+        id, self.next_note = _fresh("n", self.next_note, {comment.id for comment in self.comments})
         return id
 
     def new_round_id(self) -> str:
@@ -227,9 +248,10 @@ class Review:
         return [comment for comment in self.comments if comment.status == "open"]
 
     def awaiting_agent(self) -> list[Comment]:
-        """What asks something of the agent: the open comments. Replies of the reviewer in their
-        threads are news to it (`review.state.news`)."""
-        return self.open_comments()
+        """What asks something of the agent: the open comments, and its notes the reviewer answered
+        (dismissed or not: an answer is said to be heard) that it has not answered back. Replies of
+        the reviewer in their threads are news to it (`review.state.news`)."""
+        return [c for c in self.comments if c.status == "open" or (c.is_note and c.answered_by_reviewer())]
 
     def mark_viewed(self, path: str, fingerprint: str) -> None:
         """Record that the reviewer has seen the file's diff as it is now."""
