@@ -112,6 +112,29 @@ def test_comments_in_every_state(snap_compare, project: Repo) -> None:  # type: 
     assert snap_compare(app_for(project), terminal_size=(100, 44), run_before=ready)
 
 
+def test_agent_notes_beside_a_comment(snap_compare, project: Repo) -> None:  # type: ignore[no-untyped-def]
+    """The agent's notes (on the whole change, on a line, one answered) in their own border and
+    label, beside the reviewer's comment; the cursor on a note offers its keys in the footer."""
+    from review.state import comments, notes
+    from review.state.comments import Where
+    from review.state.store import Store
+
+    python_change(project)
+    store = Store(project.root)
+    lines = (project.root / "ledger.py").read_text().splitlines()
+    notes.add(store, Where(notes.WHOLE_CHANGE), "Entries carry a note now; totals are unchanged.", None)
+    notes.add(store, Where("ledger.py", line=9, end_line=10), "A field for the note of an entry.", lines)
+    comments.add(store, Where("ledger.py", line=15), "Name it `entries_total`?", "nit", lines)
+    notes.add(store, Where("ledger.py", line=14), "The docstring the linter asked for.", lines)
+    comments.reply(store, "n3", "reviewer", "Fine; keep it short.")
+
+    async def on_a_note(pilot) -> None:  # type: ignore[no-untyped-def]
+        await ready(pilot)
+        await pilot.press("n", "n")
+
+    assert snap_compare(app_for(project), terminal_size=(130, 36), run_before=on_a_note)
+
+
 def narrow(agent_worktree: Repo) -> Repo:
     """A worktree with a draft and a file whose name is longer than a narrow file list."""
     from review.state import comments

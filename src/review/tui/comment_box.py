@@ -1,7 +1,9 @@
 """A comment drawn inline in the diff: a box under its lines with severity, status and thread.
 
 The box is laid out as plain lines of styled text for a given width; the diff view turns each line
-into one row, and the layout asks how many rows a box takes.
+into one row, and the layout asks how many rows a box takes. An agent's note is drawn in a box of
+its own kind: another border colour and the label "agent note" where a comment has its severity,
+so the agent's words never pass for the reviewer's.
 """
 
 from __future__ import annotations
@@ -29,7 +31,14 @@ _HINTS = {
     "addressed": "the agent addressed it: r resolve · a reply",
     "resolved": "",
     "wontfix": "",
+    "note": "a answer · t make it your comment · D dismiss",
+    "dismissed": "",
 }
+
+_SETTLED = ("resolved", "wontfix", "dismissed")
+"""Statuses drawn as one line: nothing more is asked of anyone."""
+
+NOTE_LABEL = "agent note"
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,9 @@ class BoxStyles:
     question: Style
     addressed: Style
     warning: Style
+    note_border: Style
+    """The border of an agent's note, apart from the reviewer's comments."""
+    note_label: Style
 
     def severity(self, name: str) -> Style:
         style: Style = getattr(self, name)
@@ -53,14 +65,15 @@ class BoxStyles:
 def box_lines(comment: Comment, width: int, styles: BoxStyles) -> list[Text]:
     """The lines of the comment's box, each at most `width` cells wide."""
     inner = max(10, width - INDENT - 2)
+    border = styles.note_border if comment.is_note else styles.border
     lines = [_header(comment, styles, inner + 2)]
-    if comment.status in ("resolved", "wontfix"):
+    if comment.status in _SETTLED:
         return lines  # settled: one line is enough to remember it
     in_code = False
     for raw in comment.body.rstrip().splitlines() or [""]:
         fence = raw.strip().startswith("```")
         style = styles.code if in_code or fence else styles.text
-        lines.extend(_framed(wrapped, styles) for wrapped in _wrap(Text(visible(raw), style), inner))
+        lines.extend(_framed(wrapped, border) for wrapped in _wrap(Text(visible(raw), style), inner))
         if fence:
             in_code = not in_code
     for reply in comment.thread:
@@ -69,25 +82,35 @@ def box_lines(comment: Comment, width: int, styles: BoxStyles) -> list[Text]:
         for raw in reply.body.rstrip().splitlines() or [""]:
             piece = (who.copy() if first else Text("  ")) + Text(visible(raw), styles.text)
             first = False
-            lines.extend(_framed(wrapped, styles) for wrapped in _wrap(piece, inner))
+            lines.extend(_framed(wrapped, border) for wrapped in _wrap(piece, inner))
     hint = _HINTS[comment.status]
-    footer = Text("└─ ", styles.border)
+    footer = Text("└─ ", border)
     footer.append(hint, styles.muted)
     lines.append(footer)
     return [line[: width - INDENT] for line in lines]
 
 
 def _header(comment: Comment, styles: BoxStyles, width: int) -> Text:
-    settled = comment.status in ("resolved", "wontfix")
-    header = Text("┌─ " if not settled else "✓  ", styles.border)
-    header.append(comment.id, styles.muted)
-    header.append(" · ")
-    header.append(comment.severity, styles.severity(comment.severity))
-    header.append(" · ")
-    status_style = {"addressed": styles.addressed, "draft": styles.muted}.get(comment.status, styles.text)
-    header.append(
-        comment.status, status_style + Style(bold=comment.status != "draft", italic=comment.status == "draft")
-    )
+    settled = comment.status in _SETTLED
+    if comment.is_note:
+        header = Text("┌─ " if not settled else "·  ", styles.note_border)
+        header.append(comment.id, styles.muted)
+        header.append(" · ")
+        header.append(NOTE_LABEL, styles.muted if settled else styles.note_label)
+        if settled:
+            header.append(" · dismissed", styles.muted)
+        elif comment.answered_by_reviewer():
+            header.append(" · answered", styles.muted)
+    else:
+        header = Text("┌─ " if not settled else "✓  ", styles.border)
+        header.append(comment.id, styles.muted)
+        header.append(" · ")
+        header.append(comment.severity, styles.severity(comment.severity))
+        header.append(" · ")
+        status_style = {"addressed": styles.addressed, "draft": styles.muted}.get(comment.status, styles.text)
+        header.append(
+            comment.status, status_style + Style(bold=comment.status != "draft", italic=comment.status == "draft")
+        )
     header.append(" · ")
     header.append(_where(comment), styles.muted)
     if comment.anchor_state == "moved":
@@ -106,6 +129,8 @@ def _header(comment: Comment, styles: BoxStyles, width: int) -> Text:
 
 
 def _where(comment: Comment) -> str:
+    if not comment.path:
+        return "the whole change"
     if comment.line is not None:
         return _range(comment.line, comment.end_line) + (" (old)" if comment.side == "old" else "")
     if comment.anchor_state == "lost" and comment.anchor is not None:
@@ -119,8 +144,8 @@ def _range(line: int | None, end: int | None) -> str:
     return f"line {line}" if end in (None, line) else f"lines {line}–{end}"
 
 
-def _framed(text: Text, styles: BoxStyles) -> Text:
-    framed = Text("│ ", styles.border)
+def _framed(text: Text, border: Style) -> Text:
+    framed = Text("│ ", border)
     framed.append_text(text)
     return framed
 

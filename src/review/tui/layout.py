@@ -22,6 +22,7 @@ from review.repo.diff import Diff, FileDiff, Hunk, Line, hunk_text
 from review.repo.text import visible
 from review.repo.words import pair_lines
 from review.state.model import Comment
+from review.state.notes import WHOLE_CHANGE
 
 TAB_SIZE = 4
 
@@ -40,7 +41,8 @@ class RowKind(IntEnum):
     GAP = 5
     """The blank row after a file."""
     COMMENT = 6
-    """One row of a comment's box, under the lines it is on (or under the file's header)."""
+    """One row of a comment's box, under the lines it is on (or under the file's header). An
+    agent's note on the whole change is drawn above the first file, as part of its rows."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +133,7 @@ class Layout:
     ) -> None:
         self.diff = diff
         self.comments = comments or {}
-        """The comments to show, by path."""
+        """The comments to show, by path; the agent's notes on the whole change under ""."""
         self.measure = measure
         """How many rows a comment's box takes."""
         self.split = split
@@ -180,9 +182,10 @@ class Layout:
 
     def _estimate(self, index: int) -> int:
         file = self.diff.files[index]
+        above = sum(self.measure(comment) for comment in self._on_change(index))
         if file.path in self.folded:
-            return 2
-        boxes = sum(self.measure(comment) for comment in self.comments.get(file.path, ()))
+            return above + 2
+        boxes = above + sum(self.measure(comment) for comment in self.comments.get(file.path, ()))
         if not self.shows_body(index):
             return 3 + boxes
         if self.wrap:
@@ -216,9 +219,14 @@ class Layout:
                 self._recount()
         return rows
 
+    def _on_change(self, index: int) -> Sequence[Comment]:
+        """The notes on the whole change, drawn above file `index` when it is the first."""
+        return self.comments.get(WHOLE_CHANGE, ()) if index == 0 else ()
+
     def _build(self, index: int) -> list[Row]:
         file = self.diff.files[index]
-        rows = [Row(RowKind.FILE, index)]
+        rows = [row for comment in self._on_change(index) for row in self._box(index, comment)]
+        rows.append(Row(RowKind.FILE, index))
         if file.path in self.folded:
             return [*rows, Row(RowKind.GAP, index)]
         hunks: list[Hunk] = []
@@ -392,7 +400,7 @@ class Layout:
     def find_comment(self, id: str) -> int | None:
         """The first row of a comment's box."""
         for file, diff_file in enumerate(self.diff.files):
-            if any(comment.id == id for comment in self.comments.get(diff_file.path, ())):
+            if any(comment.id == id for comment in (*self._on_change(file), *self.comments.get(diff_file.path, ()))):
                 for offset, row in enumerate(self.rows_of(file)):
                     if row.kind is RowKind.COMMENT and row.comment == id:
                         return self._starts[file] + offset
@@ -405,16 +413,20 @@ class Layout:
             index,
             forward,
             lambda row: row.kind is RowKind.COMMENT and row.part == 0,
-            skip=lambda file: not self.comments.get(self.diff.files[file].path),
+            skip=lambda file: not (self._on_change(file) or self.comments.get(self.diff.files[file].path)),
         )
 
-    def comment_at(self, index: int) -> str | None:
-        """The id of the comment whose box is at row `index`, or that ends on that row's line."""
+    def comment_at(self, index: int, *, notes: bool = False) -> str | None:
+        """The id of the comment whose box is at row `index`, or that is on that row's line; with
+        `notes`, of the agent's note only (a line may have both)."""
         row = self.row(index)
+        here = [*self._on_change(row.file), *self.comments.get(self.diff.files[row.file].path, ())]
+        if notes:
+            here = [comment for comment in here if comment.is_note]
         if row.kind is RowKind.COMMENT:
-            return row.comment
+            return row.comment if any(comment.id == row.comment for comment in here) else None
         old, new = self.lines_of(row)
-        for comment in self.comments.get(self.diff.files[row.file].path, ()):
+        for comment in here:
             if comment.line is None:
                 continue  # on the whole file: it has a box of its own, no line
             end = comment.end_line or comment.line

@@ -25,6 +25,8 @@ _STATUS_STYLE: dict[CommentStatus, str] = {
     "addressed": "cyan",
     "resolved": "green",
     "wontfix": "dim",
+    "note": "bold",
+    "dismissed": "dim",
 }
 _SEVERITY_STYLE: dict[Severity, str] = {
     "must": "bold red",
@@ -55,6 +57,8 @@ class PanelEntry:
     body: str
     replies: int
     """How many messages its thread holds."""
+    note: bool = False
+    """An agent's note, listed with "note" where a comment has its severity."""
 
     @classmethod
     def of(cls, comment: Comment) -> PanelEntry:
@@ -69,11 +73,14 @@ class PanelEntry:
             anchor_state=comment.anchor_state,
             body=comment.body,
             replies=len(comment.thread),
+            note=comment.is_note,
         )
 
     @property
     def place(self) -> str:
         """Where the comment is, e.g. "src/app.py:12-14", "src/app.py:12" or "src/app.py (file)"."""
+        if not self.path:
+            return "(the whole change)"
         if self.line is None:
             return f"{self.path} (file)"
         if self.end_line is None or self.end_line == self.line:
@@ -85,7 +92,10 @@ def entry_prompt(entry: PanelEntry) -> Text:
     """The two lines that list `entry`: what and where, then the start of what it says."""
     text = Text(end="")
     text.append(f"{entry.status:<9}", _STATUS_STYLE[entry.status])
-    text.append(f" {entry.severity:<8}", _SEVERITY_STYLE[entry.severity])
+    if entry.note:
+        text.append(f" {'note':<8}", "italic")
+    else:
+        text.append(f" {entry.severity:<8}", _SEVERITY_STYLE[entry.severity])
     text.append(f" {visible(entry.place)}", "bold")
     if entry.anchor_state != "exact":
         text.append(f"  {entry.anchor_state}", _ANCHOR_STYLE[entry.anchor_state])

@@ -27,7 +27,7 @@ from review.repo.git import Worktree
 from review.repo.lines import FileReader
 from review.repo.scope import Scope, Sides
 from review.repo.text import visible
-from review.state import comments, rounds
+from review.state import comments, notes, rounds
 from review.state.comments import Where
 from review.state.model import Comment, CommentStatus, Review, Round, Severity, Side, Verdict
 from review.state.store import FOLDER, Store
@@ -103,6 +103,10 @@ class ReviewScreen(Screen[None]):
         Binding("p", "comments_panel", "Comments", show=False, id="comments_panel"),
         Binding("u", "since_review", "Since last review", show=False, id="since_review"),
         Binding("S", "send", "Send", id="send"),
+        # Offered (and in the footer) only while the cursor is on an agent's note: see
+        # check_action. Last, so that on a narrow terminal they give way before Send.
+        Binding("t", "note_to_comment", "Note to comment", id="note_to_comment"),
+        Binding("D", "dismiss_note", "Dismiss note", id="dismiss_note"),
     ]
 
     DEFAULT_CSS = """
@@ -149,6 +153,8 @@ class ReviewScreen(Screen[None]):
         """The reviewer's changes, saved in order off the UI thread."""
         self._split = split
         self._syntax_theme = syntax_theme
+        self._note_here = ""
+        """The id of the agent's note under the cursor ("" when none), for `check_action`."""
 
     def compose(self) -> ComposeResult:
         yield ReviewHeader(id="header")
@@ -168,6 +174,7 @@ class ReviewScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.watch(self.view, "cursor_file", self._follow_cursor, init=False)
+        self.watch(self.view, "note", self._offer_note_keys, init=False)
         self.view.split = self._split
         self.view.focus()
         self._show_header()
@@ -300,18 +307,35 @@ class ReviewScreen(Screen[None]):
             added=diff.added if diff is not None else 0,
             removed=diff.removed if diff is not None else 0,
             viewed=len(self.view.viewed),
-            comments=Counter(comment.status for comment in self.review.comments),
+            comments=self._counts(),
             state=self.review.state(),
             match=self.view.match_position(),
             saving=0 if self.saving.stuck else waiting,
             unsaved=waiting if self.saving.stuck else 0,
         )
 
+    def _counts(self) -> Counter[str]:
+        """The comments by status, and as "note" the agent's notes that wait on the reviewer (as
+        the overview counts them)."""
+        counts: Counter[str] = Counter(c.status for c in self.review.comments if not c.is_note)
+        counts["note"] = len(notes.standing(self.review))
+        return counts
+
     # -- following the cursor ----------------------------------------------------------------
 
     def _follow_cursor(self, file: int) -> None:
         if file >= 0 and not self.files.has_focus:
             self.files.select_file(file)
+
+    def _offer_note_keys(self, note: str) -> None:
+        self._note_here = note
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The keys for an agent's note exist only on one, so that the footer shows them there.
+        if action in _NOTE_ACTIONS:
+            return bool(self._note_here)
+        return True
 
     def on_file_list_file_chosen(self, message: FileList.FileChosen) -> None:
         self.view.go_to_file(message.file)
@@ -504,9 +528,21 @@ class ReviewScreen(Screen[None]):
         if self._ignored == 1:
             self.notify("No editor is open: what you type is ignored until you pause.", severity="warning", timeout=3)
 
+    def _not_a_note(self, comment: Comment, refuse: bool = False) -> bool:
+        """Whether `comment` is the reviewer's; for an agent's note, say what can be done with it
+        (taking the typing that follows as text meant for an editor, when `refuse`)."""
+        if not comment.is_note:
+            return True
+        reason = f"{comment.id} is the agent's note: a answers it, t makes it your comment, D dismisses it."
+        if refuse:
+            self._refuse(reason)
+        else:
+            self.notify(reason, timeout=4)
+        return False
+
     def action_edit_comment(self) -> None:
         comment = self._comment_here()
-        if comment is None:
+        if comment is None or not self._not_a_note(comment, refuse=True):
             return
 
         def done(result: EditorResult | None) -> None:
@@ -525,7 +561,7 @@ class ReviewScreen(Screen[None]):
 
     def action_delete_comment(self) -> None:
         comment = self._comment_here()
-        if comment is None:
+        if comment is None or not self._not_a_note(comment):
             return
 
         def done(yes: bool | None) -> None:
@@ -550,12 +586,61 @@ class ReviewScreen(Screen[None]):
                     )
                 )
 
-        self.app.push_screen(CommentEditor(title=f"Reply to {comment.id}", reply=True), done)
+        title = f"Answer the agent's note {comment.id}" if comment.is_note else f"Reply to {comment.id}"
+        self.app.push_screen(CommentEditor(title=title, reply=True), done)
+
+    def action_note_to_comment(self) -> None:
+        """Write a comment of your own on the note's lines, the note quoted; saving it dismisses
+        the note (`notes.to_comment`)."""
+        note = self.view.note_at_cursor()
+        if note is None:
+            return
+        if note.path == notes.WHOLE_CHANGE:
+            self.notify(
+                f"{note.id} is on the whole change, and a comment is on a file: answer it (a), or say it in"
+                " the summary when you send (S).",
+                timeout=6,
+            )
+            return
+        where = notes.place(note)
+        reader = self.reader
+        source = self.sides.old if where.side == "old" and self.sides is not None else None
+        side_path = (where.old_path or where.path) if where.side == "old" else where.path
+        # the code the note was written on, for a suggestion block, without reading files here
+        code = note.anchor.lines if note.anchor is not None else []
+
+        def convert(body: str, severity: Severity) -> Comment:
+            lines = reader(side_path, where.side) if reader is not None else None
+            return notes.to_comment(self.store, note.id, body, severity, lines, source)
+
+        def done(result: EditorResult | None) -> None:
+            if result is not None:
+                body, severity = result.body, result.severity
+                self.saving.add(Change(_place_of(where), lambda: convert(body, severity), text=body))
+
+        self.app.push_screen(
+            CommentEditor(
+                title=f"Comment on {where.path}" + (f":{_lines(where)}" if where.line is not None else ""),
+                where=f"from the agent's note {note.id}, which is dismissed once you save",
+                body=notes.quoted(note),
+                code=code,
+            ),
+            done,
+        )
+
+    def action_dismiss_note(self) -> None:
+        """Set the agent's note aside (drawn dim, on one line), or take a dismissed one back."""
+        note = self.view.note_at_cursor()
+        if note is None:
+            return
+        dismissed = note.status != "dismissed"
+        verb = "dismissing" if dismissed else "restoring"
+        self.saving.add(Change(f"{verb} {note.id}", lambda: notes.dismiss(self.store, note.id, dismissed)))
 
     def action_resolve(self) -> None:
         """Resolve an open or addressed comment; reopen a resolved one."""
         comment = self._comment_here()
-        if comment is None:
+        if comment is None or not self._not_a_note(comment):
             return
         if comment.status == "draft":
             self.notify("A draft is not sent yet: edit or delete it.", timeout=4)
@@ -611,11 +696,16 @@ class ReviewScreen(Screen[None]):
         self.load()
 
 
+_NOTE_ACTIONS = ("note_to_comment", "dismiss_note")
+"""The actions on an agent's note, offered only while the cursor is on one."""
+
+
 def _place_of(where: Where) -> str:
     """A comment's place, as messages name it: "comment on src/app.py:12-14"."""
-    lines = (
-        ""
-        if where.line is None
-        else f":{where.line}" + (f"-{where.end_line}" if where.end_line not in (None, where.line) else "")
-    )
+    lines = "" if where.line is None else f":{_lines(where)}"
     return f"comment on {visible(where.path)}{lines}"
+
+
+def _lines(where: Where) -> str:
+    """The lines of `where` as a place names them: "12", or "12-14"."""
+    return f"{where.line}" + (f"-{where.end_line}" if where.end_line not in (None, where.line) else "")

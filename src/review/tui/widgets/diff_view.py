@@ -91,6 +91,9 @@ class DiffView(ScrollView, can_focus=True):
         "diff-view--question",
         "diff-view--addressed",
         "diff-view--attention",
+        "diff-view--agent-note",
+        "diff-view--agent-note-border",
+        "diff-view--agent-note-label",
     }
 
     DEFAULT_CSS = """
@@ -126,6 +129,9 @@ class DiffView(ScrollView, can_focus=True):
         & > .diff-view--question { color: $text-accent; text-style: bold; }
         & > .diff-view--addressed { color: $text-success; }
         & > .diff-view--attention { color: $text-warning; }
+        & > .diff-view--agent-note { background: $panel; color: $foreground; }
+        & > .diff-view--agent-note-border { color: $accent; }
+        & > .diff-view--agent-note-label { color: $text-accent; text-style: bold italic; }
     }
     DiffView:blur > .diff-view--cursor { background: $primary 15%; }
     """
@@ -137,6 +143,9 @@ class DiffView(ScrollView, can_focus=True):
     cursor_file: var[int] = var(-1, init=False)
     """The index of the file the cursor is in. Watchers run at once, so what follows the cursor
     (the file list) is drawn in the same frame as the diff."""
+    note: var[str] = var("", init=False)
+    """The id of the agent's note the cursor is on, "" elsewhere: the screen offers the keys for
+    notes while it is on one."""
 
     def __init__(self, *, syntax_theme: str | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -302,6 +311,8 @@ class DiffView(ScrollView, can_focus=True):
                 question=style("diff-view--question"),
                 addressed=style("diff-view--addressed"),
                 warning=style("diff-view--attention"),
+                note_border=style("diff-view--agent-note-border"),
+                note_label=style("diff-view--agent-note-label"),
             )
         return self._box_styles
 
@@ -377,6 +388,15 @@ class DiffView(ScrollView, can_focus=True):
         file = self.current_file()
         if file is not None:
             self.cursor_file = file
+        layout = self.diff_layout
+        if layout is None or not any(c.is_note for comments in self.comments.values() for c in comments):
+            self.note = ""
+            return
+        before = layout.total, layout.widest
+        note = self.note_at_cursor()  # builds the cursor's file, if drawing has not yet
+        if (layout.total, layout.widest) != before:
+            self.call_after_refresh(self._sync_size)
+        self.note = note.id if note is not None else ""
 
     def find_text(self, needle: str, forward: bool = True) -> bool:
         """Move to the next line containing `needle` (smart-case: see `search_pattern`); False
@@ -417,6 +437,13 @@ class DiffView(ScrollView, can_focus=True):
         if self.diff_layout is None or not self.diff_layout.total:
             return None
         id = self.diff_layout.comment_at(self.cursor)
+        return self.comment(id) if id else None
+
+    def note_at_cursor(self) -> Comment | None:
+        """The agent's note the cursor is on (its box, or its lines), if any."""
+        if self.diff_layout is None or not self.diff_layout.total:
+            return None
+        id = self.diff_layout.comment_at(self.cursor, notes=True)
         return self.comment(id) if id else None
 
     def go_to_comment(self, id: str) -> bool:
@@ -617,7 +644,8 @@ class DiffView(ScrollView, can_focus=True):
 
     def _comment_strip(self, row: Row, width: int) -> Strip:
         comment = self.comment(row.comment)
-        base = self.get_component_rich_style("diff-view--comment")
+        is_note = comment is not None and comment.is_note
+        base = self.get_component_rich_style("diff-view--agent-note" if is_note else "diff-view--comment")
         if comment is None:
             return Strip.blank(width, base)
         lines = self._box(comment)

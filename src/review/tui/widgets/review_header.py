@@ -27,8 +27,8 @@ _BRANCH, _VIEWED, _SCOPE, _SHORTER_NAME, _FILES, _COMMENTS = range(1, 7)
 # The worktree's name is first cut to this many cells, before anything more useful gives way.
 _SHORT_NAME = 12
 
-# Comment counts shown, in this order.
-_COUNTED = ("draft", "open", "addressed")
+# Comment counts shown, in this order; the agent's standing notes last.
+_COUNTED = ("draft", "open", "addressed", "note")
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,8 @@ class ReviewHeader(Widget):
             added: Lines added in the whole diff.
             removed: Lines removed in the whole diff.
             viewed: Files marked viewed.
-            comments: How many comments are in each status (draft, open, addressed).
+            comments: How many comments are in each status (draft, open, addressed, and the
+                agent's notes: note).
             state: The review's state (none, drafts, sent, ...).
             match: The search's match under the cursor and how many there are; None without one.
             saving: The reviewer's changes being saved now.
@@ -188,7 +189,8 @@ class ReviewHeader(Widget):
         for status in _COUNTED:
             if count := facts.comments.get(status, 0):
                 emphasis = style("addressed") if status == "addressed" else Style()
-                parts.append(_Part(Text(f"{count} {status}", emphasis), _COMMENTS))
+                said = f"{count} note{'s' * (count != 1)}" if status == "note" else f"{count} {status}"
+                parts.append(_Part(Text(said, emphasis), _COMMENTS))
         parts.append(_Part(Text(f"review: {facts.state}")))
         if facts.match is not None:
             at, total = facts.match
