@@ -52,6 +52,7 @@ EXTRA = {
     "head",
     "reason",
     "waiting_since",
+    "notes",
     "requested",
     "delivery",
     "merges_cleanly",

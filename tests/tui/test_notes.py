@@ -4,11 +4,15 @@ the footer only while the cursor is on one."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.segment import Segment
+from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from conftest import Repo, settle
 from drawn import Drawn
+from review.overview.rows import Row
 from review.repo import git
 from review.state import comments, notes
 from review.state.comments import Where
@@ -22,6 +26,7 @@ from review.tui.screens.help_screen import HelpScreen
 from review.tui.screens.review_screen import ReviewScreen
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.review_footer import ReviewFooter
+from review.tui.widgets.worktree_table import WorktreeTable
 
 SIZE = (110, 36)
 
@@ -267,3 +272,24 @@ def test_the_comments_panel_lists_a_note_as_the_agents_and_where_it_is() -> None
     assert listed.startswith("note      note     (the whole change)")
     dismissed = Comment(id="n2", path="src/app.py", line=3, end_line=3, body="x", author="agent", status="dismissed")
     assert entry_prompt(PanelEntry.of(dismissed)).plain.startswith("dismissed note     src/app.py:3")
+
+
+async def test_the_overview_table_has_a_notes_column_while_a_worktree_has_notes() -> None:
+    def row(name: str, notes: int) -> Row:
+        return Row(path=Path(f"/work/{name}"), name=name, branch=f"agent/{name}", head="0" * 40, notes=notes)
+
+    class Table(App[None]):
+        def compose(self) -> ComposeResult:
+            yield WorktreeTable()
+
+    async with Table().run_test(size=(160, 10)) as pilot:
+        table = pilot.app.query_one(WorktreeTable)
+        table.show([row("quiet", 0), row("noted", 2)])
+        await pilot.pause()
+        rows = Drawn.of(pilot.app.export_screenshot()).rows
+        column = rows[0].index("notes")
+        (noted,) = [line for line in rows if "noted" in line]
+        assert noted[column : column + 5].strip() == "2"
+        table.show([row("quiet", 0)])
+        await pilot.pause()
+        assert "notes" not in Drawn.of(pilot.app.export_screenshot()).rows[0]

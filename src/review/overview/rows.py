@@ -17,7 +17,7 @@ from review.agents import activity
 from review.errors import NotARepository, ReviewError
 from review.repo import git, merge
 from review.repo.git import Worktree, WorktreeEntry
-from review.state import news
+from review.state import news, notes
 from review.state.model import Review, seconds
 from review.state.store import Store
 
@@ -100,6 +100,9 @@ class Row:
     open_comments: int = 0
     answered_comments: int = 0
     addressed_comments: int = 0
+    notes: int = 0
+    """The agent's notes that wait on the reviewer: not dismissed, and not answered since the
+    agent last spoke in them (`review.state.notes.standing`)."""
     merges_cleanly: bool | None = None
     """Whether it merges into the default branch as it is now; None when not asked (it is the
     default branch) or git could not tell."""
@@ -388,6 +391,7 @@ def _read_review(row: Row, review: Review) -> None:
     row.answered_comments = len(answered)
     row.open_comments = len(review.open_comments()) - len(answered)
     row.addressed_comments = sum(c.status == "addressed" for c in review.comments)
+    row.notes = len(notes.standing(review))
     row.delivery = news.delivery(review)
     latest = review.latest_round()
     if any(c.status == "draft" for c in review.comments):

@@ -273,6 +273,7 @@ def row_json(row: Row) -> dict[str, Any]:
         "open_comments": row.open_comments,
         "answered_comments": row.answered_comments,
         "addressed_comments": row.addressed_comments,
+        "notes": row.notes,
         "merges_cleanly": row.merges_cleanly,
         "default_conflict_files": row.default_conflict_files,
         "overlaps": [

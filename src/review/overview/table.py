@@ -18,6 +18,7 @@ HEADINGS = (
     "AHEAD",
     "REVIEW",
     "COMMENTS",
+    "NOTES",
     "WAITS ON",
     "RADAR",
 )
@@ -36,7 +37,7 @@ def _cells(row: Row, now: float | None) -> list[str]:
     name = visible(row.name)
     branch = visible(row.branch) if row.branch else f"({row.head[:8]})" if row.head else "-"
     if row.problem:
-        return [name, branch, "", "", "", "", "", "", "", f"problem: {visible(row.problem)}", ""]
+        return [name, branch, "", "", "", "", "", "", "", "", f"problem: {visible(row.problem)}", ""]
     agent = " ".join(filter(None, (row.agent, row.agent_state if row.agent_state != "unknown" else ""))) or "-"
     ahead = "-" if row.ahead is None else f"{row.ahead}/{row.behind}"
     comments = f"{row.open_comments}/{row.answered_comments}/{row.addressed_comments}"
@@ -54,6 +55,7 @@ def _cells(row: Row, now: float | None) -> list[str]:
         ahead,
         row.review_state,
         comments,
+        str(row.notes) if row.notes else "-",
         waits,
         radar_mark(row),
     ]

@@ -189,6 +189,8 @@ class RadarDetail(VerticalScroll):
             if count
         ]
         second.append(f"comments: {', '.join(counts)}" if counts else "no comments")
+        if row.notes:
+            second.append(f"{row.notes} agent note{'s' * (row.notes != 1)} to read")
         return " · ".join(first) + "\n" + " · ".join(second)
 
     def _overlap(self, text: Text, row: Row, overlap: Overlap, name: str) -> None:

@@ -70,6 +70,7 @@ _COLUMNS = (
     _Column("default", "main"),
     _Column("review", "review"),
     _Column("comments", "comments"),
+    _Column("notes", "notes"),
     _Column("reason", "reason", grows=3, minimum=16, cut=True),
     _Column("radar", "radar", grows=2, minimum=16),
 )
@@ -87,6 +88,7 @@ _GIVING_WAY = (
     "files",
     "agent",
     "default",
+    "notes",
     "comments",
     "lines",
     "changed",
@@ -517,6 +519,9 @@ class WorktreeTable(ScrollView, can_focus=True):
         )
         if row.open_comments or row.answered_comments or row.addressed_comments:
             cells["comments"] = Text(f"{row.open_comments}/{row.answered_comments}/{row.addressed_comments}")
+        if row.notes:
+            # the agent explained its change: the reviewer's to read
+            cells["notes"] = Text(str(row.notes), style("turn"))
         reason = visible(row.reason) + (f" ({visible(row.note)})" if row.note else "")
         cells["reason"] = Text(reason, muted if row.waits_on != "reviewer" else Style())
         marks = {"conflict": style("conflict"), "overlap": style("overlap"), "unknown": muted}
