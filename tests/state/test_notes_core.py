@@ -13,7 +13,7 @@ from review.errors import CommentError
 from review.repo import git, scope
 from review.repo.lines import FileReader
 from review.repo.scope import Scope
-from review.state import comments, instructions, notes, rounds
+from review.state import comments, instructions, news, notes, rounds
 from review.state.comments import Where
 from review.state.model import Comment
 from review.state.store import Store
@@ -192,3 +192,11 @@ def test_pending_markdown_names_a_note_as_the_agents_own_and_answers_it_with_rep
     assert "1 of your notes the reviewer answered" in text and "comments to address" not in text
     assert "## The whole change\n\n### n1 · your note · the whole change\n" in text
     assert 'Answer: `review reply n1 -m "..."`' in text and "resolve n1" not in text
+
+
+def test_the_reviewers_answer_to_a_note_is_news_for_the_agent(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    note(store)
+    assert not news.find(store.read())
+    comments.reply(store, "n1", "reviewer", "Why not keep the old name?")
+    assert news.find(store.read()).replies == (("n1", 0),)
