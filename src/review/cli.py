@@ -24,7 +24,9 @@ from review.state.model import AGENTS, HARNESSES, SEVERITIES, Side, Verdict
 if TYPE_CHECKING:
     from review.agents.viewer import Placement
     from review.config import Config  # read from the file only by the verbs that need it
+    from review.state.comments import Where
     from review.state.here import Here
+    from review.state.model import Comment
 
 _VERBS_HELP = """\
 verbs:
@@ -33,6 +35,7 @@ verbs:
   review status [REPO] [--json]         the overview as a table, or as JSON for scripts
   review demo [DIR] [--no-open]         create a demo repository with three agent worktrees
   review comment FILE:LINE[-END] -m TEXT  add a draft comment (--old, --severity)
+  review note [FILE[:LINE[-END]]] -m TEXT  the agent's note for the reviewer (no FILE: the whole change)
   review send [-m SUMMARY] [--approve | --request-changes]
                                         send the drafts to the agent as one round
   review pending [--json]               open comments and new replies, as instructions
@@ -188,7 +191,6 @@ def _here(where: str) -> Here:
 
 
 def _comment(argv: Sequence[str]) -> int:
-    from review.repo.lines import path_in
     from review.state import comments
 
     parser = _verb_parser("comment", "Add a draft comment on lines of a file (or on the whole file).")
@@ -199,23 +201,59 @@ def _comment(argv: Sequence[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print the comment as JSON")
     args = parser.parse_args(argv)
     here = _here(args.where)
-    file, line, end = _target(args.target)
-    path = path_in(here.worktree, file, Path(args.where).absolute())
-    side: Side = "old" if args.old else "new"
+    where, lines, source = _lines_of(here, args.target, args.old, Path(args.where))
+    _print_made(comments.add(here.store, where, args.message, args.severity, lines, source), args.json)
+    return 0
+
+
+def _lines_of(here: Here, target: str, old: bool, cwd: Path) -> tuple[Where, list[str] | None, str | None]:
+    """FILE[:LINE[-END]] (relative to `cwd`) as the place to write on, with the file's lines on
+    that side and the revision they were read from (None for the working tree)."""
+    from review.repo.lines import path_in
+    from review.state.comments import Where
+
+    file, line, end = _target(target)
+    path = path_in(here.worktree, file, cwd.absolute())
+    side: Side = "old" if old else "new"
     lines = here.read(path, side)
     if lines is None and line is not None:
-        raise CommentError(f"{path} has no {side} side: it was {'added' if args.old else 'deleted'}")
-    where = comments.Where(path=path, side=side, line=line, end_line=end)
-    source = here.sides.old if args.old else None
-    made = comments.add(here.store, where, args.message, args.severity, lines, source)
-    if args.json:
-        print(
-            json.dumps(
-                {"id": made.id, "path": made.path, "side": made.side, "line": made.line, "end_line": made.end_line}
-            )
-        )
+        raise CommentError(f"{path} has no {side} side: it was {'added' if old else 'deleted'}")
+    return Where(path=path, side=side, line=line, end_line=end), lines, here.sides.old if old else None
+
+
+def _print_made(made: Comment, as_json: bool) -> None:
+    """A comment or note just written: its id, or where it is as JSON."""
+    if as_json:
+        place = {"id": made.id, "path": made.path, "side": made.side, "line": made.line, "end_line": made.end_line}
+        print(json.dumps(place))
     else:
         print(made.id)
+
+
+def _note(argv: Sequence[str]) -> int:
+    parser = _verb_parser(
+        "note",
+        "The agent explains its change to the reviewer before the review: a note beside lines of a file,"
+        " on a whole file, or (without FILE) on the whole change. The reviewer may answer it.",
+    )
+    parser.add_argument(
+        "target", nargs="?", metavar="FILE[:LINE[-END]]", help="the file, relative to here, and the lines"
+    )
+    parser.add_argument("-m", "--message", required=True, help="the note (Markdown)")
+    parser.add_argument("--old", action="store_true", help="the lines are on the old side (removed code)")
+    parser.add_argument("--json", action="store_true", help="print the note as JSON")
+    args = parser.parse_args(argv)
+    from review.state import notes
+    from review.state.comments import Where
+
+    here = _here(args.where)
+    if args.target is None:
+        if args.old:
+            raise ReviewError("--old names a side of a file: give FILE:LINE with it")
+        where, lines, source = Where(path=notes.WHOLE_CHANGE), None, None
+    else:
+        where, lines, source = _lines_of(here, args.target, args.old, Path(args.where))
+    _print_made(notes.add(here.store, where, args.message, lines, source), args.json)
     return 0
 
 
@@ -519,6 +557,7 @@ VERBS: dict[str, Callable[[Sequence[str]], int]] = {
     "status": _status,
     "demo": _demo,
     "comment": _comment,
+    "note": _note,
     "send": _send,
     "pending": _pending,
     "reply": _reply,
