@@ -300,30 +300,21 @@ def _pending(argv: Sequence[str]) -> int:
 
 
 def _print_instructions(here: Here, as_json: bool, *, waited: bool) -> None:
-    """Print the open comments and the news as `pending` does, and mark what was printed
-    delivered. After a wait, the round is shown even with nothing to change, and the JSON says
-    what the news was."""
+    """Print the open comments and the news as `pending` does, and mark what was printed read.
+    After a wait, the round is shown even with nothing to change, and the JSON says what the news
+    was."""
     from review import command
-    from review.state import instructions, news
+    from review.agents import reading
 
-    review = here.reanchored()
-    latest = review.latest_round()
-    told = news.find(review)
-    items = instructions.gather(review, here.read)
-    always = waited or bool(told.rounds)
-    if not items and not (always and latest is not None):
+    taken = reading.read(here, waited=waited)
+    if not taken.shown:
         return
     if as_json:
-        data = instructions.as_json(here.worktree.root, latest, items)
-        if waited:
-            data["news"] = told.kinds()
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(json.dumps(taken.as_json(with_news=waited), indent=2, ensure_ascii=False))
     else:
-        sys.stdout.write(
-            instructions.markdown(here.worktree.root, latest, items, review=command.runnable(), always=always)
-        )
+        sys.stdout.write(taken.markdown(command.runnable()))
     sys.stdout.flush()
-    news.mark_read(here.store, told, "wait" if waited else "pending")
+    taken.mark_read("wait" if waited else "pending")
 
 
 def _wait(argv: Sequence[str]) -> int:
