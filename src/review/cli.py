@@ -16,15 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from review import __version__
-from review.errors import CommentError, ReviewError
+from review.errors import ReviewError
 from review.repo.git import Worktree
 from review.repo.scope import Scope, Since
-from review.state.model import AGENTS, HARNESSES, SEVERITIES, Side, Verdict
+from review.state.model import AGENTS, HARNESSES, SEVERITIES, Verdict
 
 if TYPE_CHECKING:
     from review.agents.viewer import Placement
     from review.config import Config  # read from the file only by the verbs that need it
-    from review.state.comments import Where
     from review.state.here import Here
     from review.state.model import Comment
 
@@ -201,24 +200,10 @@ def _comment(argv: Sequence[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print the comment as JSON")
     args = parser.parse_args(argv)
     here = _here(args.where)
-    where, lines, source = _lines_of(here, args.target, args.old, Path(args.where))
-    _print_made(comments.add(here.store, where, args.message, args.severity, lines, source), args.json)
+    place = here.place(args.target, Path(args.where), old=args.old)
+    made = comments.add(here.store, place.where, args.message, args.severity, place.lines, place.source)
+    _print_made(made, args.json)
     return 0
-
-
-def _lines_of(here: Here, target: str, old: bool, cwd: Path) -> tuple[Where, list[str] | None, str | None]:
-    """FILE[:LINE[-END]] (relative to `cwd`) as the place to write on, with the file's lines on
-    that side and the revision they were read from (None for the working tree)."""
-    from review.repo.lines import path_in
-    from review.state.comments import Where
-
-    file, line, end = _target(target)
-    path = path_in(here.worktree, file, cwd.absolute())
-    side: Side = "old" if old else "new"
-    lines = here.read(path, side)
-    if lines is None and line is not None:
-        raise CommentError(f"{path} has no {side} side: it was {'added' if old else 'deleted'}")
-    return Where(path=path, side=side, line=line, end_line=end), lines, here.sides.old if old else None
 
 
 def _print_made(made: Comment, as_json: bool) -> None:
@@ -252,25 +237,10 @@ def _note(argv: Sequence[str]) -> int:
             raise ReviewError("--old names a side of a file: give FILE:LINE with it")
         where, lines, source = Where(path=notes.WHOLE_CHANGE), None, None
     else:
-        where, lines, source = _lines_of(here, args.target, args.old, Path(args.where))
+        place = here.place(args.target, Path(args.where), old=args.old)
+        where, lines, source = place.where, place.lines, place.source
     _print_made(notes.add(here.store, where, args.message, lines, source), args.json)
     return 0
-
-
-def _target(text: str) -> tuple[str, int | None, int | None]:
-    """FILE, FILE:LINE or FILE:LINE-END."""
-    file, sep, lines = text.rpartition(":")
-    if not sep or not lines or not lines.replace("-", "").isdigit():
-        return text, None, None
-    first, _, last = lines.partition("-")
-    try:
-        start = int(first)
-        end = int(last) if last else start
-    except ValueError:
-        raise ReviewError(f"lines are written LINE or LINE-END, not '{lines}'") from None
-    if start < 1 or end < start:
-        raise ReviewError(f"'{lines}' is not a range of lines")
-    return file, start, end
 
 
 def _send(argv: Sequence[str]) -> int:
