@@ -44,6 +44,7 @@ verbs:
   review request [-m TEXT] [--open] [--wait]
                                         the agent asks for a review (--open: the viewer beside it in tmux)
   review hook claude|codex|pi           entry point for the agent's hooks (JSON on stdin)
+  review mcp                            serve the review loop as MCP tools over stdio, for an agent
   review watch [REPO] [--headless]      paste a pointer into each agent's tmux pane when there is news for it
   review install claude|codex|pi|all [--project] [--uninstall]
                                         install the skill (and hooks) for an agent
@@ -401,6 +402,19 @@ def _hook(argv: Sequence[str]) -> int:
     return 0
 
 
+def _mcp(argv: Sequence[str]) -> int:
+    parser = _verb_parser(
+        "mcp",
+        "Serve the review loop as MCP tools over stdin and stdout, for an agent's harness to start"
+        " (`review install claude|codex --mcp` registers it): pending, wait, reply, resolve, note, request.",
+    )
+    args = parser.parse_args(argv)
+    from review.agents.mcp_server import serve
+
+    serve(Path(args.where).absolute())
+    return 0
+
+
 def _reply(argv: Sequence[str]) -> int:
     parser = _verb_parser("reply", "Answer in a comment's thread.")
     parser.add_argument("id", help="the comment's id, e.g. c3")
@@ -526,6 +540,7 @@ VERBS: dict[str, Callable[[Sequence[str]], int]] = {
     "wait": _wait,
     "request": _request,
     "hook": _hook,
+    "mcp": _mcp,
     "watch": _watch,
     "install": _install,
     "doctor": _doctor,
