@@ -48,6 +48,8 @@ verbs:
   review watch [REPO] [--headless]      paste a pointer into each agent's tmux pane when there is news for it
   review install claude|codex|pi|all [--project] [--uninstall]
                                         install the skill (and hooks) for an agent
+  review install claude|codex|all --mcp [--uninstall]
+                                        register `review mcp` with the agent instead
   review doctor [--json]                whether the review loop will work here, and what fixes it
 
 Run 'review VERB --help' for a verb's options."""
@@ -456,7 +458,14 @@ def _install(argv: Sequence[str]) -> int:
         "--project", action="store_true", help="into this repository, as files to commit, rather than user-wide"
     )
     parser.add_argument("--uninstall", action="store_true", help="remove what install added, as it was before")
+    parser.add_argument(
+        "--mcp",
+        action="store_true",
+        help="register the MCP server (review mcp) with Claude Code and Codex instead of the skill and hooks",
+    )
     args = parser.parse_args(argv)
+    if args.mcp:
+        return _install_mcp(args.agent, uninstall=args.uninstall, project=args.project)
     from review.agents import doctor, install
     from review.repo import git
 
@@ -473,6 +482,21 @@ def _install(argv: Sequence[str]) -> int:
         # What agents are told to run must run: say so when review is not on their PATH.
         for problem in doctor.after_install(root):
             print(f"{problem.says}; to fix it: {problem.fix}")
+    return 1 if any(change.skipped for change in changes) else 0
+
+
+def _install_mcp(agent: str, *, uninstall: bool, project: bool) -> int:
+    """`review install AGENT --mcp`: the MCP server registered user-wide, or taken back."""
+    if project:
+        raise ReviewError("--mcp registers the server for your user, not in a project: leave out --project")
+    from review.agents import install, mcp_install
+
+    if uninstall:
+        changes = mcp_install.unregister([agent])
+    else:
+        changes = mcp_install.register([agent], command=install.review_command())
+    for change in changes:
+        print(change.what)
     return 1 if any(change.skipped for change in changes) else 0
 
 
