@@ -43,6 +43,8 @@ verbs:
   review wait [--timeout S] [--json]    wait for news from the reviewer, then print it
   review request [-m TEXT] [--open] [--wait]
                                         the agent asks for a review (--open: the viewer beside it in tmux)
+  review export [--round R] --format markdown|json|github [--post]
+                                        a sent round for a chat, as JSON, or as a GitHub review
   review hook claude|codex|pi           entry point for the agent's hooks (JSON on stdin)
   review mcp                            serve the review loop as MCP tools over stdio, for an agent
   review watch [REPO] [--headless]      paste a pointer into each agent's tmux pane when there is news for it
@@ -288,6 +290,44 @@ def _print_instructions(here: Here, as_json: bool, *, waited: bool) -> None:
         sys.stdout.write(taken.markdown(command.runnable()))
     sys.stdout.flush()
     taken.mark_read("wait" if waited else "pending")
+
+
+def _export(argv: Sequence[str]) -> int:
+    from review.state import export
+
+    parser = _verb_parser("export", "A sent round of review: for a chat, as JSON, or as a GitHub pull request review.")
+    parser.add_argument("--round", metavar="R", help="the round, e.g. r2 (default: the latest sent)")
+    parser.add_argument("--format", required=True, choices=export.FORMATS, help="what to print")
+    parser.add_argument(
+        "--post", action="store_true", help="post the review to the branch's pull request with gh (--format github)"
+    )
+    args = parser.parse_args(argv)
+    if args.post and args.format != "github":
+        parser.error("--post posts a GitHub review: it goes with --format github")
+    from review.repo.text import inert_json
+
+    here = _here(args.where)
+    review = here.reanchored()
+    sent = export.chosen_round(review, args.round)
+    items = export.gather(review, sent, here.read)
+    worktree = here.worktree
+    if args.format == "markdown":
+        sys.stdout.write(export.markdown(worktree, sent, items))
+    elif args.format == "json":
+        print(inert_json(export.as_json(worktree, sent, items)))
+    elif not args.post:
+        print(inert_json(export.github(sent, items, worktree.head)))
+    else:
+        pull = export.pull_request(worktree.root)
+        if worktree.head is not None and worktree.head != pull.head:
+            print(
+                f"review: the pull request's head is {pull.head[:12]}, not this worktree's {worktree.head[:12]}:"
+                " comments may land on other lines (push first)",
+                file=sys.stderr,
+            )
+        posted = export.post(worktree.root, pull, export.github(sent, items, pull.head))
+        print(f"Posted round {sent.id} as a review of pull request #{pull.number}: {posted}")
+    return 0
 
 
 def _wait(argv: Sequence[str]) -> int:
@@ -563,6 +603,7 @@ VERBS: dict[str, Callable[[Sequence[str]], int]] = {
     "resolve": _resolve,
     "wait": _wait,
     "request": _request,
+    "export": _export,
     "hook": _hook,
     "mcp": _mcp,
     "watch": _watch,
