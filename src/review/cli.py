@@ -355,7 +355,9 @@ def _wait(argv: Sequence[str]) -> int:
             flush=True,
         )
     if wait_for_news(here.store, args.timeout) is None:
-        raise ReviewError(f"nothing new from the reviewer within {args.timeout:g} seconds")
+        raise ReviewError(
+            f"nothing new from the reviewer within {args.timeout:g} seconds; run it again to keep waiting"
+        )
     _print_instructions(here, args.json, waited=True)
     return 0
 

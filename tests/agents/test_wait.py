@@ -78,7 +78,7 @@ def test_comments_already_told_of_do_not_end_the_wait(agent_worktree: Repo) -> N
     assert done.returncode == 1 and done.stdout == ""
     said, failed = done.stderr.splitlines()
     assert said.startswith("review wait: 1 comment still open (") and " pending` shows it)" in said
-    assert failed == "review: nothing new from the reviewer within 0.5 seconds"
+    assert failed == "review: nothing new from the reviewer within 0.5 seconds; run it again to keep waiting"
 
 
 def test_wait_returns_on_the_reviewers_answer_to_a_question(agent_worktree: Repo) -> None:
@@ -111,5 +111,5 @@ def test_an_approval_ends_the_wait_with_nothing_to_change(agent_worktree: Repo) 
 def test_a_timeout_is_one_line_and_status_1(agent_worktree: Repo) -> None:
     done = review(agent_worktree, "wait", "--timeout", "0.5")
     assert done.returncode == 1
-    assert done.stderr == "review: nothing new from the reviewer within 0.5 seconds\n"
+    assert done.stderr == "review: nothing new from the reviewer within 0.5 seconds; run it again to keep waiting\n"
     assert done.stdout == ""
