@@ -15,6 +15,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from watchfiles import Change as FileChange
 from watchfiles import awatch
@@ -76,8 +77,14 @@ def _while_shown(
 
     @functools.wraps(method)
     def shown(screen: ReviewScreen, /, *args: _P.args, **kwargs: _P.kwargs) -> None:
-        if screen.is_attached:
+        if not screen.is_attached:
+            return
+        try:
             method(screen, *args, **kwargs)
+        except NoMatches:
+            # Being left: the screen is still attached while its widgets are already removed.
+            if screen.is_attached and screen.children:
+                raise
 
     return shown
 
