@@ -340,7 +340,6 @@ def _wait(argv: Sequence[str]) -> int:
     parser.add_argument("--json", action="store_true", help='print JSON instead of Markdown, with "news": what came')
     args = parser.parse_args(argv)
     from review import command
-    from review.agents.wait import wait_for_news
     from review.state import news
 
     here = _here(args.where)
@@ -354,12 +353,26 @@ def _wait(argv: Sequence[str]) -> int:
             file=sys.stderr,
             flush=True,
         )
-    if wait_for_news(here.store, args.timeout) is None:
-        raise ReviewError(
-            f"nothing new from the reviewer within {args.timeout:g} seconds; run it again to keep waiting"
-        )
-    _print_instructions(here, args.json, waited=True)
+    _wait_and_print(
+        here,
+        args.timeout,
+        args.json,
+        lambda waited: f"nothing new from the reviewer within {waited}; run it again to keep waiting",
+    )
     return 0
+
+
+def _wait_and_print(here: Here, timeout: float | None, as_json: bool, gave_up: Callable[[str], str]) -> None:
+    """Wait for news, then print it as `wait` does; `gave_up(waited)` is the line when none came.
+
+    Raises:
+        ReviewError: nothing came within `timeout` seconds.
+    """
+    from review.agents.wait import wait_for_news
+
+    if wait_for_news(here.store, timeout) is None:
+        raise ReviewError(gave_up(f"{timeout:g} seconds"))
+    _print_instructions(here, as_json, waited=True)
 
 
 def _request(argv: Sequence[str]) -> int:
@@ -391,14 +404,15 @@ def _request(argv: Sequence[str]) -> int:
         print(f"`{command.runnable()} wait --timeout 100` waits for their review.")
         return 0
     out.flush()
-    from review.agents.wait import wait_for_news
-
-    if wait_for_news(here.store, args.timeout) is None:
-        raise ReviewError(
-            f"no review within {args.timeout:g} seconds; the request stands, and"
+    _wait_and_print(
+        here,
+        args.timeout,
+        args.json,
+        lambda waited: (
+            f"no review within {waited}; the request stands, and"
             f" `{command.runnable()} wait --timeout 100` goes on waiting"
-        )
-    _print_instructions(here, args.json, waited=True)
+        ),
+    )
     return 0
 
 

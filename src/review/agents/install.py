@@ -138,7 +138,7 @@ def install(
         CannotWrite: a file or folder cannot be written.
         ReviewError: an agent name is unknown.
     """
-    chosen = _chosen(agents)
+    chosen = chosen_agents(agents)
     if not (skill / "SKILL.md").is_file():
         raise MissingSkill(f"{skill} holds no SKILL.md, so there is no skill to link")
     skill = skill.resolve()
@@ -147,7 +147,7 @@ def install(
     settings = {place.agent: _HookFile.read(place.hooks, place.agent) for place in places if place.hooks is not None}
     if root is not None:
         command = PROJECT_COMMAND
-    record = _Record.load(home)
+    record = Record.load(home)
     changes: list[Change] = []
     written: list[Path] = []
     try:
@@ -254,11 +254,11 @@ def uninstall(agents: Sequence[str], *, root: Path | None, home: Path | None = N
         CannotWrite: a file cannot be written.
         ReviewError: an agent name is unknown.
     """
-    chosen = _chosen(agents)
+    chosen = chosen_agents(agents)
     home = home or Path.home()
     places = [Place.of(agent, root, home) for agent in chosen]
     settings = {place.agent: _HookFile.read(place.hooks, place.agent) for place in places if place.hooks is not None}
-    record = _Record.load(home)
+    record = Record.load(home)
     changes: list[Change] = []
     try:
         for place in places:
@@ -365,20 +365,24 @@ def review_command() -> str:
     return "review"
 
 
-def _chosen(agents: Sequence[str]) -> list[str]:
-    """The agents named, with "all" standing for every one, each once, in the order named."""
+def chosen_agents(agents: Sequence[str], among: Sequence[str] = AGENTS) -> list[str]:
+    """The agents named, with "all" standing for every one of `among`, each once, in the order named.
+
+    Raises:
+        ReviewError: a name is not one of `among`.
+    """
     chosen: list[str] = []
     for name in agents:
         if name == "all":
-            chosen += AGENTS
-        elif name in AGENTS:
+            chosen += among
+        elif name in among:
             chosen.append(name)
         else:
-            raise ReviewError(f"unknown agent '{name}': choose {', '.join(AGENTS)} or all")
+            raise ReviewError(f"unknown agent '{name}': choose {', '.join(among)} or all")
     return list(dict.fromkeys(chosen))
 
 
-def _link(link: Path, skill: Path, record: _Record) -> list[Change]:
+def _link(link: Path, skill: Path, record: Record) -> list[Change]:
     if link.is_symlink():
         if os.path.realpath(link) == str(skill):
             return []
@@ -398,7 +402,7 @@ def _link(link: Path, skill: Path, record: _Record) -> list[Change]:
     return [Change(f"linked {link} -> {skill}")]
 
 
-def _copy(folder: Path, skill: Path, record: _Record) -> list[Change]:
+def _copy(folder: Path, skill: Path, record: Record) -> list[Change]:
     """Put a copy of the skill at `folder`: a link would name a path of this machine."""
     # The skill is its SKILL.md alone.
     text = (skill / "SKILL.md").read_text(encoding="utf-8").rstrip("\n")
@@ -476,7 +480,7 @@ def _left_alone(link: Path, *, installing: bool, ours: str = "review's skill") -
     return Change(f"left {link} alone: {what}, not {ours}")
 
 
-class _Record:
+class Record:
     """What install changed, kept so that uninstall can put back exactly what was there.
 
     For each settings file, its text before review first changed it (None: there was no file),
@@ -493,7 +497,7 @@ class _Record:
         self._loaded = self._document()
 
     @classmethod
-    def load(cls, home: Path) -> _Record:
+    def load(cls, home: Path) -> Record:
         state = os.environ.get("XDG_STATE_HOME")
         path = (Path(state) if state else home / ".local" / "state") / "review" / "install.json"
         try:
@@ -713,7 +717,7 @@ class _HookFile:
                         found[id(hook)] = (event, group, index, hook)
         return found
 
-    def save(self, record: _Record) -> None:
+    def save(self, record: Record) -> None:
         """Write the settings back, atomically.
 
         Called only after a change: a file review has nothing to change in is never rewritten,
@@ -721,7 +725,7 @@ class _HookFile:
         """
         self._write((json.dumps(self.document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), record)
 
-    def put_back(self, record: _Record) -> list[Change]:
+    def put_back(self, record: Record) -> list[Change]:
         """Write the settings once review's hooks are removed: with the very bytes they had before
         install when nothing else changed in them since; no file at all when install made it, or
         when nothing is left in it.
@@ -737,7 +741,7 @@ class _HookFile:
         self.save(record)
         return []
 
-    def _write(self, data: bytes, record: _Record) -> None:
+    def _write(self, data: bytes, record: Record) -> None:
         # Write through a symlink (settings kept in a dotfiles repository) instead of replacing it.
         target = Path(os.path.realpath(self.path))
         record.make_folders(target.parent)
@@ -809,7 +813,7 @@ def pi_extension_text(command: str) -> str:
     return text.replace(_PI_COMMAND_LINE, f"const REVIEW = {json.dumps(shlex.split(command))};")
 
 
-def _put_pi_extension(place: Path, command: str, record: _Record) -> list[Change]:
+def _put_pi_extension(place: Path, command: str, record: Record) -> list[Change]:
     text = pi_extension_text(command)
     if place.is_symlink() or place.exists():
         if not _is_review_extension(place):

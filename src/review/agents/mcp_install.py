@@ -24,8 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from review.agents.install import NOTHING, Change
-from review.agents.install import _Record as Record  # install's record of what to give back
+from review.agents.install import NOTHING, Change, Record, chosen_agents
 from review.errors import ReviewError, UnreadableSettings
 from review.state.files import replace_atomically
 
@@ -112,17 +111,9 @@ def claude_config(home: Path) -> Path:
 
 
 def _chosen(agents: Sequence[str]) -> list[str]:
-    chosen: list[str] = []
-    for name in agents:
-        if name == "all":
-            chosen += MCP_AGENTS
-        elif name in MCP_AGENTS:
-            chosen.append(name)
-        elif name == "pi":
-            raise ReviewError("Pi starts no MCP servers: `review install pi` gives it the skill")
-        else:
-            raise ReviewError(f"unknown agent '{name}': choose {', '.join(MCP_AGENTS)} or all")
-    return list(dict.fromkeys(chosen))
+    if "pi" in agents:
+        raise ReviewError("Pi starts no MCP servers: `review install pi` gives it the skill")
+    return chosen_agents(agents, among=MCP_AGENTS)
 
 
 def _is_ours(server: object) -> bool:
