@@ -1,11 +1,16 @@
-"""The viewer in a real pseudo-terminal: time to the first screen with diff content, per-key
-latency, time to toggle split/unified, and peak memory, on a large synthetic repository.
+"""The viewer in a real pseudo-terminal, against the smallest Textual app started the same way in
+the same run: the complete first screen, keys, peak memory, live reload and the other ways in.
 
-    python benchmarks/bench_tui.py [--files 500 --lines 200 --changed 0.5] [--size 120x40]
+    python benchmarks/bench_tui.py [--sizes small,large,huge] [--size 120x40] [--runs 5]
+                                   [--presses 30] [--skip entry,reload,memory]
 
-The first screen is timed against the smallest Textual app, started the same way in the same
-run. A key's latency is the time from writing it to the terminal until the program's output has
-been quiet for a moment (the screen has settled, highlighting included), minus that moment.
+Sizes: small (~1,000 changed lines), large (~130,000), huge (1,000,000 changed lines in 2,000
+files), each a synthetic repository generated once under benchmarks/.cache/.
+
+Every time is read from the pty directly, to the last byte of output: the complete first screen
+is the time of the last byte before the program has been quiet for 0.5 s; a key's time is from
+writing it to the last byte before 0.3 s of quiet (so a second frame that comes late, colours or
+a file list, counts). Peak memory is the kernel's high-water mark of the process.
 """
 
 from __future__ import annotations
@@ -18,31 +23,43 @@ import select
 import signal
 import statistics
 import struct
+import subprocess
 import sys
 import termios
 import time
 from pathlib import Path
 
 from review.repo import git, scope
-from synthetic import cached_worktree
+from synthetic import CACHE, cached_worktree
 
-QUIET = 0.06
-"""Seconds without output after which the screen counts as settled."""
+SIZES = {"small": (50, 20), "large": (650, 200), "huge": (2000, 500)}
+"""Files and lines per file; half the lines of every file are rewritten."""
+
+SCREEN_QUIET = 0.5
+"""Seconds without output after which the first screen counts as complete."""
+KEY_QUIET = 0.3
+"""Seconds without output after which a key's answer counts as complete."""
+GAP = 0.03
+"""Output closer together than this (seconds) is one frame."""
 
 
 class Program:
     """A program running in a pseudo-terminal of a given size."""
 
-    def __init__(self, argv: list[str], size: tuple[int, int]) -> None:
+    def __init__(self, argv: list[str], size: tuple[int, int], cwd: Path | None = None) -> None:
         self.started = time.perf_counter()
         pid, fd = pty.fork()
         if pid == 0:
             os.environ["TERM"] = "xterm-256color"
+            if cwd is not None:
+                os.chdir(cwd)
             os.execvp(argv[0], argv)
         self.pid, self.fd = pid, fd
         width, height = size
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
         self.output = bytearray()
+        self.arrivals: list[tuple[float, int]] = []
+        """When each chunk of output arrived, and its length."""
 
     def read(self, timeout: float) -> bool:
         ready, _, _ = select.select([self.fd], [], [], timeout)
@@ -52,38 +69,50 @@ class Program:
             chunk = os.read(self.fd, 1 << 16)
         except OSError:
             return False
+        self.arrivals.append((time.perf_counter(), len(chunk)))
         self.output += chunk
         return bool(chunk)
 
-    def wait_for(self, marker: bytes, timeout: float = 60.0) -> float:
-        """Seconds from start until `marker` appears in the output."""
+    def wait_for(self, marker: bytes, timeout: float = 60.0, start: int = 0) -> float:
+        """Seconds from start until `marker` appears in the output (after byte `start`)."""
         deadline = time.perf_counter() + timeout
-        while marker not in self.output:
+        while marker not in self.output[start:]:
             if time.perf_counter() > deadline:
                 raise SystemExit(f"{marker!r} never appeared")
             self.read(0.5)
         return time.perf_counter() - self.started
 
-    def settle(self) -> float:
-        """Read until the output is quiet; the time of the last byte."""
-        last = time.perf_counter()
-        while self.read(QUIET):
+    def settle(self, quiet: float = KEY_QUIET) -> float:
+        """Read until the output has been quiet for `quiet`; the time of the last byte."""
+        last = self.arrivals[-1][0] if self.arrivals else self.started
+        while self.read(quiet):
             last = time.perf_counter()
         return last
 
-    def press(self, key: bytes) -> float:
-        """Seconds from writing `key` to the screen settling."""
+    def complete(self, marker: bytes) -> float:
+        """Seconds from start to the last byte before the program is quiet, once `marker` shows."""
+        self.wait_for(marker)
+        return self.settle(SCREEN_QUIET) - self.started
+
+    def frames(self, since: float) -> int:
+        """Bursts of output after `since`: one frame is output closer together than GAP."""
+        times = [at for at, _ in self.arrivals if at >= since]
+        return sum(1 for before, after in zip([float("-inf"), *times], times, strict=False) if after - before > GAP)
+
+    def press(self, key: bytes) -> tuple[float, int] | None:
+        """Seconds from writing `key` to the last byte of its answer, and the frames it took;
+        None when the key drew nothing."""
         self.settle()
         sent = time.perf_counter()
         os.write(self.fd, key)
-        # at least the first byte of the answer must arrive
-        self.read(5.0)
-        return self.settle() - sent
+        if not self.read(1.0):
+            return None
+        return self.settle() - sent, self.frames(sent)
 
-    def peak_memory_mb(self) -> float:
+    def memory_mb(self, field: str = "VmHWM") -> float:
         with open(f"/proc/{self.pid}/status") as status:
             for line in status:
-                if line.startswith("VmHWM:"):
+                if line.startswith(f"{field}:"):
                     return int(line.split()[1]) / 1024
         return float("nan")
 
@@ -97,64 +126,230 @@ class Program:
             os.close(self.fd)
 
 
-def first_paint(argv: list[str], marker: bytes, size: tuple[int, int]) -> tuple[float, Program]:
-    program = Program(argv, size)
-    return program.wait_for(marker), program
+REVIEW = str(Path(sys.executable).parent / "review")
+BARE = [sys.executable, str(Path(__file__).parent / "minimal_app.py")]
+
+
+def first_screens(argv: list[str], marker: bytes, size: tuple[int, int], runs: int) -> tuple[float, float, int]:
+    """Medians of the complete first screen of the bare app and of `argv`, run in turns, and the
+    most frames `argv`'s first screen took."""
+    bare, ours, frames = [], [], 0
+    for _ in range(runs):
+        program = Program(BARE, size)
+        bare.append(program.complete(b"minimal-app-ready"))
+        program.stop()
+        program = Program(argv, size)
+        ours.append(program.complete(marker))
+        frames = max(frames, program.frames(program.started))
+        program.stop()
+    return statistics.median(bare), statistics.median(ours), frames
+
+
+def with_comments(path: Path, count: int = 40) -> None:
+    """Draft comments spread over the diff's files, for `n` to go through (added once)."""
+    if (path / ".review" / "review.json").exists():
+        return
+    _, diff = scope.load(git.find_worktree(path), scope.Scope())
+    step = max(1, len(diff.files) // count)
+    for file in diff.files[::step][:count]:
+        hunk = file.hunks[0] if file.hunks else None
+        line = next((ln.new for ln in hunk.lines if ln.new is not None), None) if hunk else None
+        if line is None:
+            continue
+        subprocess.run([REVIEW, "comment", f"{file.path}:{line}", "-m", "bench"], cwd=path, check=True)
+
+
+KEYS = {
+    "j": (b"j", b"k"),
+    "k": (b"k", b"j"),
+    "page down": (b" ", b"b"),
+    "next hunk": (b"]", b"["),
+    "next file": (b"}", b"{"),
+    "n": (b"n", b"N"),
+}
+
+
+def keys(program: Program, presses: int) -> dict[str, list[tuple[float, int]]]:
+    """Each key pressed `presses` times from the top, then half as many from deep in the diff;
+    `G` and `g` in turns."""
+    times: dict[str, list[tuple[float, int]]] = {}
+    for name, (key, back) in KEYS.items():
+        program.press(b"g")
+        got = [program.press(key) for _ in range(presses)]
+        program.press(b"G")
+        for _ in range(presses // 2):
+            program.press(back)
+        got += [program.press(key) for _ in range(presses // 2)]
+        times[name] = [t for t in got if t is not None]
+    ends: dict[bytes, list[tuple[float, int]]] = {b"G": [], b"g": []}
+    for _ in range(presses // 2):
+        for key in ends:
+            answer = program.press(key)
+            if answer is not None:
+                ends[key].append(answer)
+    times["G"], times["g"] = ends[b"G"], ends[b"g"]
+    return times
+
+
+def page_all(program: Program, pages: int) -> list[float]:
+    """Press page down `pages` times in bursts; the resident memory after each tenth."""
+    samples = []
+    tenth = max(1, pages // 10)
+    for _ in range(10):
+        for _ in range(0, tenth, 100):
+            os.write(program.fd, b" " * 100)
+            while program.read(0.005):
+                pass
+        program.settle(0.5)
+        samples.append(program.memory_mb("VmRSS"))
+    return samples
+
+
+def reload(program: Program, path: Path) -> list[float]:
+    """The agent rewrites a line of the first file on screen: seconds until the screen shows it."""
+    _, diff = scope.load(git.find_worktree(path), scope.Scope())
+    first = diff.files[0]
+    line = next(ln.new for ln in first.hunks[0].lines if ln.new is not None)
+    target = path / first.path
+    original = target.read_bytes()
+    lines = original.split(b"\n")
+    times = []
+    program.press(b"g")
+    try:
+        for round in range(5):
+            marker = f"edited_{round}_marker".encode()
+            lines[line - 1] = marker + b" = 1"
+            program.settle()
+            start = len(program.output)
+            target.write_bytes(b"\n".join(lines))
+            written = time.perf_counter()
+            program.wait_for(marker, timeout=30, start=start)
+            times.append(time.perf_counter() - written)
+            time.sleep(0.5)
+    finally:
+        target.write_bytes(original)
+    return times
+
+
+def copy_of(size: str, name: str, prepare: list[list[str]]) -> Path:
+    """A copy of a size's repository with `prepare` run in its worktree, made once."""
+    folder = CACHE / f"{size}-{name}"
+    if not (folder / "agent-1").exists():
+        import shutil
+
+        shutil.copytree(cached_worktree(*SIZES[size], 0.5).parent, folder, symlinks=True)
+        # the copy's worktree and repository point at each other, not at the original's
+        admin = folder / "repo" / ".git" / "worktrees" / "agent-1"
+        (folder / "agent-1" / ".git").write_text(f"gitdir: {admin}\n")
+        (admin / "gitdir").write_text(f"{folder / 'agent-1' / '.git'}\n")
+        for command in prepare:
+            subprocess.run(command, cwd=folder / "agent-1", check=True, capture_output=True)
+    return folder / "agent-1"
+
+
+UNTRACKED = [
+    sys.executable,
+    "-c",
+    "from pathlib import Path\n"
+    "for n in range(10_000):\n"
+    "    part = Path('untracked', f'd{n // 500}'); part.mkdir(parents=True, exist_ok=True)\n"
+    "    (part / f'new_{n}.py').write_text(f'value_{n} = {n}\\n')",
+]
+
+
+EDIT_SOME = ["sh", "-c", "git ls-files '*.py' | head -100 | while read f; do echo 'more = 1' >> \"$f\"; done"]
+"""The agent's work after a review was sent: a line added to 100 files."""
+
+
+def from_overview(path: Path, size: tuple[int, int], runs: int) -> list[float]:
+    """`review all`, then enter on the agent's worktree: seconds to the review's complete screen."""
+    times = []
+    for _ in range(runs):
+        program = Program([REVIEW, "all", str(path)], size)
+        program.complete(path.name.encode())
+        program.press(b"j")
+        sent = time.perf_counter()
+        start = len(program.output)
+        os.write(program.fd, b"\r")
+        program.wait_for(b"files", start=start)
+        times.append(program.settle(SCREEN_QUIET) - sent)
+        program.stop()
+    return times
+
+
+def p90(values: list[float]) -> float:
+    return sorted(values)[int(len(values) * 0.9)] if values else float("nan")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--files", type=int, default=500)
-    parser.add_argument("--lines", type=int, default=200)
-    parser.add_argument("--changed", type=float, default=0.5)
+    parser.add_argument("--sizes", default="small,large,huge")
     parser.add_argument("--size", default="120x40")
-    parser.add_argument("--runs", type=int, default=5, help="first-paint runs of each program")
-    parser.add_argument("--presses", type=int, default=40, help="presses of each key")
+    parser.add_argument("--runs", type=int, default=5, help="first-screen runs of each program")
+    parser.add_argument("--presses", type=int, default=30, help="presses of each key")
+    parser.add_argument("--skip", default="", help="parts to leave out: keys,memory,reload,entry")
     args = parser.parse_args()
-    size = tuple(int(n) for n in args.size.split("x"))
-    assert len(size) == 2
+    width, height = (int(n) for n in args.size.split("x"))
+    size = (width, height)
+    skip = set(args.skip.split(","))
+    print(f"terminal {args.size}; times to the last byte of output; bare = one Static in a Textual app")
 
-    path = cached_worktree(args.files, args.lines, args.changed)
-    _, diff = scope.load(git.find_worktree(path), scope.Scope())
-    print(f"diff: {len(diff.files)} files, {diff.added + diff.removed:,} changed lines; terminal {args.size}")
-    first = diff.files[0].path.encode()
-    review = str(Path(sys.executable).parent / "review")
-    minimal = [sys.executable, str(Path(__file__).parent / "minimal_app.py")]
-
-    baseline, app = [], []
-    for _ in range(args.runs):
-        seconds, program = first_paint(minimal, b"minimal-app-ready", size)
-        baseline.append(seconds)
+    for name in args.sizes.split(","):
+        files, lines = SIZES[name]
+        path = cached_worktree(files, lines, 0.5)
+        with_comments(path)
+        _, diff = scope.load(git.find_worktree(path), scope.Scope())
+        print(f"\n== {name}: {len(diff.files)} files, {diff.added + diff.removed:,} changed lines")
+        marker = diff.files[0].path.encode()
+        bare, ours, frames = first_screens([REVIEW, str(path)], marker, size, args.runs)
+        print(f"complete first screen: bare {bare * 1000:5.0f} ms, review {ours * 1000:5.0f} ms = {ours / bare:.2f}x")
+        print(f"  frames in review's first screen (most of {args.runs} runs): {frames}")
+        if {"keys", "memory", "reload"} <= skip:
+            continue
+        program = Program([REVIEW, str(path)], size)
+        program.complete(marker)
+        print(f"  peak memory after the first screen: {program.memory_mb():.0f} MB")
+        if "keys" not in skip:
+            for key, answers in keys(program, args.presses).items():
+                times = [t for t, _ in answers]
+                frames = sorted(f for _, f in answers)
+                print(
+                    f"  {key:<10} median {statistics.median(times) * 1000:5.1f} ms, p90 {p90(times) * 1000:5.1f} ms,"
+                    f" max {max(times) * 1000:5.1f} ms; presses with 2+ frames: {sum(f > 1 for f in frames)}/{len(frames)}"
+                )
+        if "reload" not in skip:
+            times = reload(program, path)
+            print(
+                "  live reload, write to screen: "
+                + ", ".join(f"{t * 1000:.0f}" for t in times)
+                + f" ms (median {statistics.median(times) * 1000:.0f})"
+            )
+        if "memory" not in skip:
+            rows_per_page = height - 4
+            pages = (diff.added + diff.removed + 6 * len(diff.files)) // rows_per_page + 1
+            samples = page_all(program, pages)
+            print("  resident memory paging through: " + ", ".join(f"{mb:.0f}" for mb in samples) + " MB")
+            print(f"  peak memory: {program.memory_mb():.0f} MB")
         program.stop()
-        seconds, program = first_paint([review, str(path)], first, size)
-        app.append(seconds)
-        program.stop()
-    base, ours = statistics.median(baseline), statistics.median(app)
-    print(f"first screen, minimal Textual app:   {base * 1000:7.0f} ms (median of {args.runs})")
-    print(f"first screen with diff content:       {ours * 1000:7.0f} ms = {ours / base:.2f}x   target < 3x")
 
-    _, program = first_paint([review, str(path)], first, size)
-    program.settle()
-    keys = {"page down (space)": b" ", "next hunk (])": b"]", "next file (})": b"}"}
-    for name, key in keys.items():
-        program.press(b"g")
-        times = [program.press(key) for _ in range(args.presses)]
-        # and deep in the diff: from the bottom back up, then forward again
-        program.press(b"G")
-        back = {b" ": b"b", b"]": b"[", b"}": b"{"}[key]
-        times += [program.press(back) for _ in range(args.presses // 2)]
-        times += [program.press(key) for _ in range(args.presses // 2)]
-        print(
-            f"{name:<22} median {statistics.median(times) * 1000:6.1f} ms, "
-            f"90th percentile {sorted(times)[int(len(times) * 0.9)] * 1000:6.1f} ms   target < 30 ms"
-        )
-    program.press(b"g")
-    for _ in range(8):
-        program.press(b" ")
-    toggles = [program.press(b"s") for _ in range(10)]
-    print(f"toggle split/unified   median {statistics.median(toggles) * 1000:6.1f} ms   target < 100 ms")
-    print(f"peak memory of review: {program.peak_memory_mb():.0f} MB   target < 250 MB")
-    program.stop()
+    if "entry" in skip:
+        return
+    path = cached_worktree(*SIZES["large"], 0.5)
+    worktree = git.find_worktree(path)
+    base = git.merge_base(worktree, git.resolve_commit(worktree, "main"), worktree.head or "HEAD")
+    sent = copy_of("large", "sent", [[REVIEW, "send", "-m", "bench"], EDIT_SOME])
+    print("\n== the other ways in, on the large diff")
+    ways = {
+        "--range": [REVIEW, "--range", f"{base}..HEAD", str(path)],
+        "--staged": [REVIEW, "--staged", str(copy_of("large", "staged", [["git", "add", "-A", "."]]))],
+        "--since-review": [REVIEW, "--since-review", str(sent)],
+        "10,000 untracked": [REVIEW, str(copy_of("small", "untracked", [UNTRACKED]))],
+    }
+    for way, argv in ways.items():
+        bare, ours, frames = first_screens(argv, b"src/", size, args.runs)
+        print(f"{way:<18} bare {bare * 1000:5.0f} ms, review {ours * 1000:5.0f} ms = {ours / bare:.2f}x, frames {frames}")
+    times = from_overview(path, size, args.runs)
+    print(f"{'from the overview':<18} enter to the complete screen: median {statistics.median(times) * 1000:.0f} ms")
 
 
 if __name__ == "__main__":
