@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 from pygments.lexers import PythonLexer
 from pygments.token import Comment, Keyword, Name, String, _TokenType
 
-from review.repo.highlight import Token, highlight, lexer_for
+from review.repo.highlight import Token, _lexer_class, highlight, lexer_for
 
 
 def coloured(line: str, spans: list[Token]) -> list[tuple[str, _TokenType]]:
@@ -135,3 +136,27 @@ def test_a_lexer_that_fails_leaves_the_lines_plain(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(PythonLexer, "get_tokens_unprocessed", broken)
     assert highlight("a.py", ["import os"]) == [[]]
+
+
+def _pygments_choice(name: str) -> type | None:
+    from pygments.lexers import find_lexer_class_for_filename
+    from pygments.lexers.special import TextLexer
+
+    found = find_lexer_class_for_filename(name)
+    return None if found is None or issubclass(found, TextLexer) else found
+
+
+def test_the_lexer_index_chooses_as_pygments_does_for_every_name_pygments_knows() -> None:
+    # A name made from each of Pygments' patterns: plain extensions, whole names, and globs
+    # (Makefile.*, *.html.j2, *.[1-9]), several of which are claimed by more than one lexer.
+    from pygments.lexers._mapping import LEXERS
+
+    names = {
+        re.sub(r"\[(.)[^\]]*\]", r"\1", pattern).replace("*", "x").replace("?", "q")
+        for _module, _name, _aliases, patterns, _mimetypes in LEXERS.values()
+        for pattern in patterns
+    }
+    names |= {"README", "a.unknown", "x.tar.gz", ".hidden", "noextension", "CMakeLists.txt", "a.TXT"}
+    different = [name for name in sorted(names) if _lexer_class(name) is not _pygments_choice(name)]
+    assert not different
+    assert len(names) > 800

@@ -8,6 +8,8 @@ never changed, so the view draws them as they are and lays the spans over them.
 
 from __future__ import annotations
 
+import fnmatch
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
@@ -82,17 +84,67 @@ def _lexer_class(name: str) -> type[Lexer] | None:
     # Keyed on the whole name, not the extension: Pygments matches whole names and double
     # extensions too (CMakeLists.txt is CMake while other .txt files are text; .html.j2 is Jinja).
     try:
-        # Pygments' lexer index loads on first use, off the path to the first screen.
-        from pygments.lexers import find_lexer_class_for_filename
-
-        lexer_class: type[Lexer] | None = find_lexer_class_for_filename(name)
-    # Plugin lexers are third-party code; a broken one must not stop the others.
+        candidates = [(_load(module, lexer), pattern) for module, lexer, pattern in _patterns().matching(name)]
+    # Plugin lexers and lexer modules are third-party code; a broken one must not stop the others.
     except Exception:
         return None
+    if not candidates:
+        return None
+    # Pygments' own choice among several: its priority, a bonus for a whole name, then the name.
+    lexer_class, _ = max(candidates, key=lambda c: (c[0].priority + (0.5 if "*" not in c[1] else 0), c[0].__name__))
     from pygments.lexers.special import TextLexer
 
-    if lexer_class is None or issubclass(lexer_class, TextLexer):
-        return None
+    return None if issubclass(lexer_class, TextLexer) else lexer_class
+
+
+class _Patterns:
+    """Pygments' file name patterns, indexed: `find_lexer_class_for_filename` compiles all of
+    its 1,500 patterns on first use (65 ms, on the way to the first screen), while nearly all are
+    a plain extension or a whole name, found here in a dict. Lexers from plugins are not looked
+    at."""
+
+    def __init__(self) -> None:
+        # Pygments' table of its lexers, without importing any of them.
+        from pygments.lexers._mapping import LEXERS
+
+        self.by_extension: dict[str, list[tuple[str, str, str]]] = {}
+        self.by_name: dict[str, list[tuple[str, str, str]]] = {}
+        self.globs: list[tuple[str, str, str]] = []
+        for module, lexer, _aliases, patterns, _mimetypes in LEXERS.values():
+            for pattern in patterns:
+                entry = (module, lexer, pattern)
+                extension = pattern[2:]
+                if pattern.startswith("*.") and extension and not any(c in extension for c in "*?[.\\"):
+                    self.by_extension.setdefault(extension, []).append(entry)
+                elif not any(c in pattern for c in "*?["):
+                    self.by_name.setdefault(pattern, []).append(entry)
+                else:
+                    self.globs.append(entry)
+        self._compiled: list[tuple[re.Pattern[str], tuple[str, str, str]]] | None = None
+
+    def matching(self, name: str) -> list[tuple[str, str, str]]:
+        """The lexers (module, name, pattern) whose patterns match the file name `name`."""
+        found = list(self.by_name.get(name, ()))
+        _, dot, extension = name.rpartition(".")
+        if dot:
+            found += self.by_extension.get(extension, ())
+        if self._compiled is None:
+            self._compiled = [(re.compile(fnmatch.translate(entry[2])), entry) for entry in self.globs]
+        found += [entry for pattern, entry in self._compiled if pattern.match(name)]
+        return found
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> _Patterns:
+    return _Patterns()
+
+
+def _load(module: str, name: str) -> type[Lexer]:
+    from pygments.lexers import find_lexer_class
+
+    lexer_class: type[Lexer] | None = find_lexer_class(name)
+    if lexer_class is None:
+        raise LookupError(f"no lexer {name} in {module}")
     return lexer_class
 
 
