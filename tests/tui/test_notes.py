@@ -88,7 +88,7 @@ def drawn_segments(view: DiffView, index: int) -> list[Segment]:
 
 def footer_keys(pilot: Pilot) -> list[str]:  # type: ignore[type-arg]
     footer = pilot.app.screen.query_one(ReviewFooter)
-    return [key.key for key in footer.query("FooterKey") if key.display]  # type: ignore[attr-defined]
+    return footer.drawn
 
 
 async def test_a_note_is_drawn_under_its_lines_in_a_box_of_its_own_kind(agent_worktree: Repo) -> None:
