@@ -319,7 +319,9 @@ async def test_an_agent_that_goes_idle_marks_its_row_and_tells_the_terminal(made
                 lambda: worktree in overview_of(pilot).table.marked,
             )
             assert row_of(pilot, "tally-csv-export").waits_on == "reviewer"
-            # OSC 9 with the worktree's name, passed through when inside tmux
+            # OSC 9 with the worktree's name, passed through when inside tmux (the app hears of
+            # the call in a message of its own, after the row is marked)
+            await until(pilot, lambda: app.told)
             assert "\x1b]9;" in app.told and "tally-csv-export" in app.told
             await go_to_row(pilot, "tally-csv-export")
             assert worktree not in overview_of(pilot).table.marked  # seen

@@ -13,6 +13,9 @@ from typing import Any
 
 from review import command
 from review.errors import CommentError
+from review.repo.diff import Diff, Status
+from review.repo.git import Worktree
+from review.repo.lines import FileReader
 from review.state import anchor
 from review.state.model import (
     SEVERITIES,
@@ -179,6 +182,13 @@ def set_status(store: Store, id: str, status: CommentStatus) -> Comment:
         return comment
 
     return store.update(change)
+
+
+def reanchor_on(store: Store, worktree: Worktree, old: str, diff: Diff) -> Review:
+    """`reanchor` for a diff of `worktree` whose old side is `old`: the files as they are now, and
+    the diff's renames."""
+    renamed = {f.old_path: f.path for f in diff.files if f.status is Status.RENAMED and f.old_path}
+    return reanchor(store, FileReader(worktree, old), renamed)
 
 
 def reanchor(store: Store, read: Callable[[str, Side], list[str] | None], renames: dict[str, str]) -> Review:

@@ -7,31 +7,30 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from pathlib import Path
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from textual import on, work
+from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 
 from review.config import Config
 from review.errors import BadConfig, ReviewError
-from review.overview import attention
-from review.overview.rows import Row
-from review.overview.status import Overview, in_a_thread
 from review.repo import git
 from review.repo.git import Worktree
 from review.repo.scope import Scope
-from review.tui.dialogs.confirm_dialog import ConfirmDialog
-from review.tui.saving import Saving
-from review.tui.screens.help_screen import HelpScreen
-from review.tui.screens.overview_screen import OverviewScreen
-from review.tui.screens.review_screen import FirstDiff, ReviewScreen
-from review.tui.widgets.diff_view import DiffView
-from review.tui.widgets.file_list import FileList
-from review.tui.widgets.worktree_table import WorktreeTable
+from review.tui.screens.review_screen import FIRST_SCREEN_WAIT, FirstDiff, ReviewScreen, read_apart
+
+if TYPE_CHECKING:
+    # The overview's modules are imported only by an app that has one: `review PATH` starts
+    # without them.
+    from review.overview.rows import Row
+    from review.overview.status import Overview
+    from review.tui.saving import Saving
+    from review.tui.screens.overview_screen import OverviewScreen
 
 _BATCH = ("overview", "next_waiting")
 """The actions that exist only when the app has an overview."""
@@ -76,7 +75,7 @@ class ReviewApp(App[None]):
         """The overview's path of the worktree each review screen shows."""
         self._leaving: set[ReviewScreen] = set()
         self._opening = False
-        self._notify = attention.resolve_notify(config.notify, os.environ)
+        self._notify = config.notify
         self.told = ""
         """What the terminal was told last (a bell, or an OSC 9 / 777 notification)."""
         if config.theme not in self.available_themes:
@@ -98,16 +97,20 @@ class ReviewApp(App[None]):
         repository, in which `[` is no markup (and `[/]` would stop the app)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
-    @on(OverviewScreen.Called)
-    def _tell_terminal(self, message: OverviewScreen.Called) -> None:
+    def on_overview_screen_called(self, message: OverviewScreen.Called) -> None:
         """Ring the bell or show a desktop notification: worktrees call for the reviewer."""
-        self.told = attention.signal(message.calls, self._notify, os.environ)
+        from review.overview import attention
+
+        notify = attention.resolve_notify(self._notify, os.environ)
+        self.told = attention.signal(message.calls, notify, os.environ)
         # Written by the driver's writer between frames, as Textual writes its own bell.
         if self.told and not self.is_headless and self._driver is not None:
             self._driver.write(self.told)
 
     def on_mount(self) -> None:
         if self.overview is not None:
+            from review.tui.screens.overview_screen import OverviewScreen
+
             first, self._first_rows = self._first_rows, None
             self.push_screen(OverviewScreen(self.overview, watch=self.watching, now=self.now, first=first))
             return
@@ -127,6 +130,10 @@ class ReviewApp(App[None]):
     @property
     def overview_screen(self) -> OverviewScreen | None:
         """The overview, when the app has one."""
+        if self.overview is None:
+            return None
+        from review.tui.screens.overview_screen import OverviewScreen
+
         return next((screen for screen in self.screen_stack if isinstance(screen, OverviewScreen)), None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -134,13 +141,12 @@ class ReviewApp(App[None]):
             top = self.screen
             if action == "overview":
                 return self.overview is not None and isinstance(top, ReviewScreen)
-            return self.overview is not None and isinstance(top, (ReviewScreen, OverviewScreen))
+            return self.overview is not None and (isinstance(top, ReviewScreen) or top is self.overview_screen)
         return True
 
     # -- going from one review to the next -----------------------------------------------------
 
-    @on(OverviewScreen.Open)
-    def _open_review(self, message: OverviewScreen.Open) -> None:
+    def on_overview_screen_open(self, message: OverviewScreen.Open) -> None:
         """Open the review of a worktree of the overview over the overview."""
         self._open(message.path, replacing=None)
 
@@ -154,16 +160,18 @@ class ReviewApp(App[None]):
     def _find_worktree(self, path: Path, replacing: ReviewScreen | None) -> None:
         try:
             worktree = git.find_worktree(path)
+            first = read_apart(worktree, Scope())
+            wait([first[2]], timeout=FIRST_SCREEN_WAIT)
         except ReviewError as error:
             self.call_from_thread(self._not_opened, str(error))
             return
-        self.call_from_thread(self._opened, worktree, path, replacing)
+        self.call_from_thread(self._opened, worktree, path, replacing, first)
 
     def _not_opened(self, reason: str) -> None:
         self._opening = False
         self.notify(reason, title="review", severity="error", timeout=8)
 
-    def _opened(self, worktree: Worktree, path: Path, replacing: ReviewScreen | None) -> None:
+    def _opened(self, worktree: Worktree, path: Path, replacing: ReviewScreen | None, first: FirstDiff) -> None:
         self._opening = False
         overview = self.overview_screen
         if overview is None:
@@ -171,7 +179,7 @@ class ReviewApp(App[None]):
         # the reviewer went elsewhere meanwhile (a dialog, the overview): they chose otherwise
         if self.screen is not (replacing or overview):
             return
-        screen = self._review_screen(worktree, Scope())
+        screen = self._review_screen(worktree, Scope(), first)
         self._opened_from[screen] = path
         if replacing is not None:
             self.switch_screen(screen)
@@ -207,6 +215,8 @@ class ReviewApp(App[None]):
             def answered(yes: bool | None) -> None:
                 if yes:
                     then()
+
+            from review.tui.dialogs.confirm_dialog import ConfirmDialog
 
             self.push_screen(ConfirmDialog(question, yes="Leave", no="Stay"), answered)
 
@@ -268,6 +278,8 @@ class ReviewApp(App[None]):
                 quit_or_ask(savings)
 
         def quit_or_ask(savings: list[Saving]) -> None:
+            from review.tui.dialogs.confirm_dialog import ConfirmDialog
+
             waiting = [saving for saving in savings if saving.waiting]
             if not waiting:
                 self._quit_now()
@@ -292,6 +304,10 @@ class ReviewApp(App[None]):
         self.exit()
 
     def action_help(self) -> None:
+        from review.tui.screens.help_screen import HelpScreen
+        from review.tui.widgets.diff_view import DiffView
+        from review.tui.widgets.file_list import FileList
+
         if isinstance(self.screen, HelpScreen):
             return
         bindings = [b for b in self.BINDINGS if isinstance(b, Binding)]
@@ -299,7 +315,10 @@ class ReviewApp(App[None]):
         everywhere: list[BindingType] = [b for b in bindings if b.action not in _BATCH]
         waiting: list[BindingType] = [b for b in bindings if b.action == "next_waiting"]
         screen = self.screen
-        if isinstance(screen, OverviewScreen):
+        if screen is self.overview_screen:
+            from review.tui.screens.overview_screen import OverviewScreen
+            from review.tui.widgets.worktree_table import WorktreeTable
+
             groups: list[tuple[str, list[BindingType]]] = [
                 ("The worktrees", list(OverviewScreen.BINDINGS) + list(WorktreeTable.BINDINGS)),
                 ("Going through the reviews", waiting),
@@ -351,6 +370,8 @@ def make_overview_app(
     leave the live updates and the review screens' file watchers off, and `now` to stop the clock
     the ages are measured with.
     """
+    from review.overview.status import in_a_thread
+
     return ReviewApp(
         None,
         Scope(),

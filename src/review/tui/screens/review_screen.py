@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
-from typing import Concatenate, ParamSpec, cast
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, cast
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -20,10 +21,9 @@ from textual.screen import Screen
 from watchfiles import Change as FileChange
 from watchfiles import awatch
 
-from review.agents import doctor
 from review.errors import ReviewError
 from review.repo import scope
-from review.repo.diff import Diff, FileDiff, Status
+from review.repo.diff import Diff, FileDiff
 from review.repo.git import Worktree
 from review.repo.lines import FileReader
 from review.repo.scope import Scope, Sides
@@ -32,16 +32,17 @@ from review.state import comments, notes, rounds
 from review.state.comments import Where
 from review.state.model import Comment, CommentStatus, Review, Round, Severity, Side, Verdict
 from review.state.store import FOLDER, Store
-from review.tui.dialogs.comment_editor import CommentEditor, EditorResult
-from review.tui.dialogs.comments_panel import CommentsPanel, PanelEntry
-from review.tui.dialogs.confirm_dialog import ConfirmDialog
-from review.tui.dialogs.send_dialog import SendDialog, SendResult
 from review.tui.saving import RETRY_SECONDS, Change, Saving
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.file_list import FileList
 from review.tui.widgets.review_footer import ReviewFooter
 from review.tui.widgets.review_header import ReviewHeader
 from review.tui.widgets.search_field import SearchField
+
+if TYPE_CHECKING:
+    # The dialogs are imported when first opened, off the path to the first screen.
+    from review.tui.dialogs.comment_editor import EditorResult
+    from review.tui.dialogs.send_dialog import SendResult
 
 IGNORE_TYPING = 0.75
 """After a key that opens an editor was refused, keys that follow each other closer than this
@@ -63,8 +64,48 @@ def _matters(change: FileChange, path: str) -> bool:
     return not (set(parts) & _QUIET_PARTS) and not path.endswith(".lock")
 
 
-FirstDiff = tuple[Sides, "Future[Diff]"]
-"""The sides and the diff being read while the app starts."""
+FirstDiff = tuple[Sides, "Future[Diff]", "Future[Review]"]
+"""The sides, and the diff and the review being read while the app starts."""
+
+Read = tuple[Sides, Diff, Review | None, str | None]
+"""A diff read with its review, or with the reason the review cannot be read."""
+
+
+FIRST_SCREEN_WAIT = 1.0
+"""Seconds a new review screen waits for its diff: it is drawn once, whole, when the reading is
+done; a reading that takes longer shows the screen first, and the diff when it comes."""
+
+
+def read_apart(worktree: Worktree, chosen: Scope) -> FirstDiff:
+    """Start reading the diff of `chosen` and its review in a thread of its own; resolving the
+    scope raises ReviewError here."""
+    since = rounds.last_sent(Store(worktree.root)) if chosen.since_review else None
+    sides = scope.resolve(worktree, chosen, since)
+    reading: Future[Diff] = Future()
+    anchoring: Future[Review] = Future()
+
+    def read() -> None:
+        try:
+            reading.set_result(scope.read(worktree, sides))
+            anchoring.set_result(comments.reanchor_on(Store(worktree.root), worktree, sides.old, reading.result()))
+        except ReviewError as error:
+            for future in (reading, anchoring):
+                if not future.done():
+                    future.set_exception(error)
+
+    threading.Thread(target=read, name="review-read", daemon=True).start()
+    return sides, reading, anchoring
+
+
+def _read_first(first: FirstDiff) -> Read:
+    """What was read while the app started; raises ReviewError when the diff could not be."""
+    sides, reading, anchoring = first
+    diff = reading.result()
+    try:
+        return sides, diff, anchoring.result(), None
+    except ReviewError as error:
+        return sides, diff, None, str(error)
+
 
 _P = ParamSpec("_P")
 
@@ -184,8 +225,17 @@ class ReviewScreen(Screen[None]):
         self.watch(self.view, "note", self._offer_note_keys, init=False)
         self.view.split = self._split
         self.view.focus()
-        self._show_header()
-        self.load()
+        first = self._first
+        if first is not None and first[1].done() and first[2].done():
+            # read while Textual started: the whole screen is in the first frame
+            self._first = None
+            try:
+                self._loaded(*_read_first(first))
+            except ReviewError as error:
+                self._failed(str(error))
+        else:
+            self._show_header()
+            self.load()
         self.set_interval(RETRY_SECONDS, self.saving.retry)
         if self.saving.earlier():
             self._problem(f"Text you wrote earlier could not be saved; it is kept in {self.saving.file}.")
@@ -200,23 +250,22 @@ class ReviewScreen(Screen[None]):
         first, self._first = self._first, None
         try:
             if first is not None:
-                sides, diff = first[0], first[1].result()
-            else:
-                since = rounds.last_sent(self.store) if self.chosen.since_review else None
-                sides, diff = scope.load(self.worktree, self.chosen, since)
+                self.app.call_from_thread(self._loaded, *_read_first(first))
+                return
+            since = rounds.last_sent(self.store) if self.chosen.since_review else None
+            sides, diff = scope.load(self.worktree, self.chosen, since)
             for index, file in enumerate(diff.files):
                 if file.path in self.context:
                     diff.files[index] = scope.load_file(self.worktree, sides, file, self.context[file.path])
         except ReviewError as error:
             self.app.call_from_thread(self._failed, str(error))
             return
-        renamed = {f.old_path: f.path for f in diff.files if f.status is Status.RENAMED and f.old_path}
-        review: Review | None = None
         try:
-            review = comments.reanchor(self.store, FileReader(self.worktree, sides.old), renamed)
+            review = comments.reanchor_on(self.store, self.worktree, sides.old, diff)
         except ReviewError as error:
-            self.app.call_from_thread(self._problem, self._unreadable(str(error)))
-        self.app.call_from_thread(self._loaded, sides, diff, review)
+            self.app.call_from_thread(self._loaded, sides, diff, None, str(error))
+            return
+        self.app.call_from_thread(self._loaded, sides, diff, review, None)
 
     @work(thread=True, exclusive=True, group="review")
     def load_review(self) -> None:
@@ -249,10 +298,12 @@ class ReviewScreen(Screen[None]):
         self.notify(message, title="review", severity="error", timeout=10)
 
     @_while_shown
-    def _loaded(self, sides: Sides, diff: Diff, readable: Review | None) -> None:
-        """Show the diff read again, with the review (None when it cannot be read)."""
+    def _loaded(self, sides: Sides, diff: Diff, readable: Review | None, problem: str | None) -> None:
+        """Show the diff read again, with the review (None when it cannot be read, and why)."""
         if readable is not None:
             self._said = None
+        if problem is not None:
+            self._problem(self._unreadable(problem))
         review = readable or Review()
         view = self.view
         viewed = {f.path for f in diff.files if review.is_viewed(f.path, f.fingerprint)}
@@ -266,8 +317,7 @@ class ReviewScreen(Screen[None]):
         view.empty_message = f"No changes: {sides.label}."
         view.show(diff, comments=review.comments)
         self._show_header()
-        # the diff is what the reviewer reads first: the list follows in the next frame
-        self.call_after_refresh(self._list_files, diff)
+        self._list_files(diff)
 
     @_while_shown
     def _show_review(self, review: Review) -> None:
@@ -287,8 +337,7 @@ class ReviewScreen(Screen[None]):
         self.files.show(diff, self.view.viewed)
         current = self.view.current_file()
         if current is not None:
-            # the tree knows where its new nodes are once it has laid them out
-            self.files.call_after_refresh(self.files.select_file, current)
+            self.files.select_file(current)
 
     @work(exclusive=True, group="watch")
     async def watch_worktree(self) -> None:
@@ -487,6 +536,8 @@ class ReviewScreen(Screen[None]):
         self._write(Where(path=file.path, old_path=file.old_path), f"Comment on {file.path}", [])
 
     def _write(self, where: Where, title: str, code: list[str]) -> None:
+        from review.tui.dialogs.comment_editor import CommentEditor
+
         reader = self.reader
         source = self.sides.old if where.side == "old" and self.sides is not None else None
 
@@ -548,6 +599,8 @@ class ReviewScreen(Screen[None]):
         return False
 
     def action_edit_comment(self) -> None:
+        from review.tui.dialogs.comment_editor import CommentEditor
+
         comment = self._comment_here()
         if comment is None or not self._not_a_note(comment, refuse=True):
             return
@@ -567,6 +620,8 @@ class ReviewScreen(Screen[None]):
         self.app.push_screen(CommentEditor(title=title, body=comment.body, severity=comment.severity), done)
 
     def action_delete_comment(self) -> None:
+        from review.tui.dialogs.confirm_dialog import ConfirmDialog
+
         comment = self._comment_here()
         if comment is None or not self._not_a_note(comment):
             return
@@ -578,6 +633,8 @@ class ReviewScreen(Screen[None]):
         self.app.push_screen(ConfirmDialog(f"Delete comment {comment.id} on {comment.path}?"), done)
 
     def action_reply(self) -> None:
+        from review.tui.dialogs.comment_editor import CommentEditor
+
         comment = self._comment_here()
         if comment is None:
             return
@@ -599,6 +656,8 @@ class ReviewScreen(Screen[None]):
     def action_note_to_comment(self) -> None:
         """Write a comment of your own on the note's lines, the note quoted; saving it dismisses
         the note (`notes.to_comment`)."""
+        from review.tui.dialogs.comment_editor import CommentEditor
+
         note = self.view.note_at_cursor()
         if note is None:
             return
@@ -657,6 +716,8 @@ class ReviewScreen(Screen[None]):
         self.saving.add(Change(f"{verb} {comment.id}", lambda: comments.set_status(self.store, comment.id, status)))
 
     def action_comments_panel(self) -> None:
+        from review.tui.dialogs.comments_panel import CommentsPanel, PanelEntry
+
         ordered = sorted(self.review.comments, key=lambda c: (c.path.encode("utf-8", "surrogateescape"), c.line or 0))
 
         def done(id: str | None) -> None:
@@ -674,6 +735,8 @@ class ReviewScreen(Screen[None]):
         self.saving.when_saved(self._ask_to_send)
 
     def _ask_to_send(self) -> None:
+        from review.tui.dialogs.send_dialog import SendDialog
+
         drafts = sum(1 for c in self.review.comments if c.status == "draft")
 
         def done(result: SendResult | None) -> None:
@@ -684,6 +747,8 @@ class ReviewScreen(Screen[None]):
 
     def _send(self, verdict: Verdict, summary: str) -> None:
         """Snapshot the worktree and write the round, after every change made before it."""
+        from review.agents import doctor
+
         reader = FileReader(self.worktree, self.sides.old if self.sides is not None else None)
 
         def send() -> tuple[Round, str]:

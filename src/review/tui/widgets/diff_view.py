@@ -1,8 +1,9 @@
 """The diff view: every row of a worktree's diff in one line-API ScrollView.
 
 Only the rows on screen are drawn, each from the flat `Layout`; drawn rows are cached, and the
-cursor is laid over a cached row, so moving it costs nothing. Syntax colours are computed per hunk
-in worker threads and the rows redrawn when they arrive.
+cursor is laid over a cached row, so moving it costs nothing. A row is drawn whole, syntax colours
+included, in the frame that first shows it: the colours of what the next keys will show are made
+ahead in a worker, and anything else is coloured as it is drawn.
 """
 
 from __future__ import annotations
@@ -37,6 +38,14 @@ from review.tui.layout import Layout, Place, Row, RowKind, Selection, search_pat
 
 # How long the view is still before it prepares the places the next keys lead to.
 PREFETCH_DELAY = 0.05
+
+CHUNK = 100
+"""Lines of a hunk lexed together. A row's colours are made when it is first drawn, if the worker
+has not made them ahead of the cursor: a long hunk is lexed a chunk at a time, so that drawing a
+screen never waits for more than a few chunks."""
+
+ColourKey = tuple[int, int, int, int]
+"""Generation of the diff, file, hunk and chunk of a hunk's colours."""
 
 
 class DiffView(ScrollView, can_focus=True):
@@ -165,16 +174,16 @@ class DiffView(ScrollView, can_focus=True):
         """The comments shown, by path."""
         self._selection: int | None = None
         """The row where a selection of lines started (`v`); None when nothing is selected."""
-        self._boxes: LRUCache[tuple[object, ...], list[Text]] = LRUCache(1024)
+        self._boxes: LRUCache[tuple[str, int], list[Text]] = LRUCache(1024)
         self._box_styles: BoxStyles | None = None
         self.empty_message = "Loading the diff…"
         self._syntax_theme = syntax_theme
         self._generation = 0
         self._strips: LRUCache[tuple[object, ...], Strip] = LRUCache(4096)
-        self._colours: LRUCache[tuple[int, int, int], HunkColours] = LRUCache(2048)
+        self._colours: LRUCache[ColourKey, HunkColours] = LRUCache(2048)
         self._words: LRUCache[tuple[int, int, int], WordChanges] = LRUCache(2048)
-        self._pending: set[tuple[int, int, int]] = set()
-        self._queue: list[tuple[tuple[int, int, int], str, list[Line]]] = []
+        self._pending: set[ColourKey] = set()
+        self._queue: list[tuple[ColourKey, str, list[Line], int]] = []
         self._queue_lock = threading.Lock()
         self._colouring = False
         self._prefetch_timer: Timer | None = None
@@ -232,7 +241,7 @@ class DiffView(ScrollView, can_focus=True):
         place = self.diff_layout.place(self.cursor) if self.diff_layout is not None and self.diff_layout.total else None
         self._relayout(place)
 
-    def _relayout(self, place: Place | None) -> None:
+    def _relayout(self, place: Place | None, quiet: bool = False) -> None:
         if self.diff is None:
             return
         height_above = self.cursor - self.scroll_offset.y
@@ -249,17 +258,24 @@ class DiffView(ScrollView, can_focus=True):
         self._strips.clear()
         found = self.diff_layout.find(place) if place is not None else None
         self.cursor = found if found is not None else min(self.cursor, max(0, self.diff_layout.total - 1))
-        self._sync_size()
+        self._build_on_screen()
+        self._sync_size(quiet)
         self.scroll_to(y=max(0, self.cursor - height_above), animate=False, immediate=True)
         self.cursor_file = -1
         self._cursor_changed()
         self.refresh()
 
-    def _sync_size(self) -> None:
+    def _sync_size(self, quiet: bool = False) -> None:
+        """Make the scrollable size the diff's; `quiet` while Textual lays the screen out, when
+        setting it must not ask for another layout."""
         if self.diff_layout is None:
             return
         width = self.scrollable_content_region.width
-        self.virtual_size = Size(width + self.diff_layout.overflow(), self.diff_layout.total)
+        size = Size(width + self.diff_layout.overflow(), self.diff_layout.total)
+        if quiet:
+            self.set_reactive(DiffView.virtual_size, size)
+        else:
+            self.virtual_size = size
 
     def show_comments(self, comments: Sequence[Comment]) -> None:
         """Draw these comments under their lines (keeping the cursor's place)."""
@@ -278,15 +294,9 @@ class DiffView(ScrollView, can_focus=True):
 
     def _box(self, comment: Comment) -> list[Text]:
         width = self.scrollable_content_region.width or 80
-        key = (
-            comment.id,
-            comment.updated_at,
-            comment.status,
-            comment.anchor_state,
-            comment.line,
-            comment.end_line,
-            width,
-        )
+        # Everything the box shows is in the comment: a time is no key, since a reply or an
+        # edit in the same second as the comment keeps it.
+        key = (repr(comment), width)
         lines = self._boxes.get(key)
         if lines is None:
             lines = box_lines(comment, width, self._get_box_styles())
@@ -578,27 +588,60 @@ class DiffView(ScrollView, can_focus=True):
         self._prefetch_timer = self.set_timer(PREFETCH_DELAY, self._prefetch)
 
     def _prefetch(self) -> None:
-        """While the reviewer reads, prepare where the next keys lead: the next screen, the next
-        hunk and the next file are parsed and their colours queued, so those jumps are instant."""
+        """While the reviewer reads, prepare where the next keys lead: the next and the previous
+        screen, hunk, file and comment, the top and the bottom are parsed and their colours made
+        in a worker, so that those jumps draw in one frame."""
         self._prefetch_timer = None
         rows = self.diff_layout
         if rows is None or not rows.total:
             return
         height = self.scrollable_content_region.height
         top = self.scroll_offset.y
-        starts = [top + height, max(0, top - height)]
-        for jump in (rows.next_hunk(self.cursor), rows.next_file(self.cursor)):
-            if jump is not None:
-                starts.append(jump)
-        seen: set[tuple[int, int]] = set()
+        starts = [top + height, max(0, top - height), 0, max(0, rows.total - height)]
+        for forward in (True, False):
+            for jump in (
+                rows.next_hunk(self.cursor, forward),
+                rows.next_file(self.cursor, forward),
+                rows.next_comment(self.cursor, forward),
+            ):
+                if jump is not None:
+                    starts.append(jump)
         for start in starts:
             for index in range(start, min(start + height, rows.total)):
                 row = rows.row(index)
-                if row.kind in (RowKind.LINE, RowKind.PAIR) and (row.file, row.hunk) not in seen:
-                    seen.add((row.file, row.hunk))
-                    self._hunk_colours(row.file, row.hunk)
+                if row.kind is RowKind.LINE:
+                    self._colour_ahead(row.file, row.hunk, row.line)
+                elif row.kind is RowKind.PAIR:
+                    for line in (row.left, row.right):
+                        if line >= 0:
+                            self._colour_ahead(row.file, row.hunk, line)
 
     # -- drawing -------------------------------------------------------------------------------
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # Called while Textual lays the screen out, before it draws: the rows on screen are
+        # built for the new size and the scrollbars measured on them now, so that the frame that
+        # first shows the diff has its width, its scrollbars and every row right, with no second
+        # frame to correct them (a Resize event comes only after that frame).
+        changed = super()._size_updated(size, virtual_size, container_size, layout)
+        if self.diff_layout is not None and changed:
+            if self.wrap and self.diff_layout.width != self.scrollable_content_region.width:
+                self._relayout(self.diff_layout.place(self.cursor) if self.diff_layout.total else None, quiet=True)
+            else:
+                self._build_on_screen()
+                self._sync_size(quiet=True)
+            self._scroll_update(self.virtual_size)
+        return changed
+
+    def _build_on_screen(self) -> None:
+        """Build the files of the rows on screen, so that the diff's width and the sizes of
+        those files are known before they are drawn."""
+        layout = self.diff_layout
+        if layout is None:
+            return
+        top = self.scroll_offset.y
+        for index in range(top, min(top + self.scrollable_content_region.height + 1, layout.total)):
+            layout.row(index)
 
     def on_resize(self, event: events.Resize) -> None:
         self._strips.clear()
@@ -655,15 +698,15 @@ class DiffView(ScrollView, can_focus=True):
 
     def _row_strip(self, row: Row, width: int) -> Strip:
         assert self.diff_layout is not None
-        colours = None
-        words = None
-        if row.kind in (RowKind.LINE, RowKind.PAIR):
-            colours = self._hunk_colours(row.file, row.hunk)
-            words = self._hunk_words(row.file, row.hunk)
         path = self.diff_layout.diff.files[row.file].path
-        key = (row, width, self.scroll_offset.x, colours is not None, self.pattern, path in self._viewed)
+        key = (row, width, self.scroll_offset.x, self.pattern, path in self._viewed)
         strip = self._strips.get(key)
         if strip is None:
+            colours = None
+            words = None
+            if row.kind in (RowKind.LINE, RowKind.PAIR):
+                colours = self._row_colours(row)
+                words = self._hunk_words(row.file, row.hunk)
             context = RowContext(
                 layout=self.diff_layout,
                 palette=self._get_palette(),
@@ -687,60 +730,65 @@ class DiffView(ScrollView, can_focus=True):
             self._words[key] = words
         return words
 
-    def _hunk_colours(self, file: int, hunk: int) -> HunkColours | None:
-        """The hunk's syntax colours; None until the colouring thread has made them."""
-        key = (self._generation, file, hunk)
+    def _row_colours(self, row: Row) -> HunkColours:
+        """The syntax colours of the lines a row shows, made now if no worker made them yet."""
+        indexes = (row.line,) if row.kind is RowKind.LINE else (row.left, row.right)
+        chunks = sorted({index // CHUNK for index in indexes if index >= 0})
+        parts = [self._chunk_colours((self._generation, row.file, row.hunk, chunk)) for chunk in chunks]
+        if len(parts) == 1:
+            return parts[0]
+        # a split row whose old and new lines are in different chunks
+        return HunkColours(
+            {k: v for p in parts for k, v in p.old.items()}, {k: v for p in parts for k, v in p.new.items()}
+        )
+
+    def _chunk_colours(self, key: ColourKey) -> HunkColours:
         colours = self._colours.get(key)
-        if colours is None and key not in self._pending:
-            self._pending.add(key)
-            assert self.diff_layout is not None
-            diff_file = self.diff_layout.diff.files[file]
-            with self._queue_lock:
-                self._queue.append((key, diff_file.path, diff_file.hunks[hunk].lines))
-                start = not self._colouring
-                self._colouring = True
-            if start:
-                # after this frame is on screen: the plain text first, the colours a moment later
-                self.call_after_refresh(
-                    self.run_worker, self._colour_queue, thread=True, group="highlight", exit_on_error=False
-                )
+        if colours is None:
+            colours = _colour(*self._chunk(key))
+            self._colours[key] = colours
         return colours
 
+    def _chunk(self, key: ColourKey) -> tuple[str, list[Line], int]:
+        """The path, the lines of the hunk and where the chunk `key` starts in them."""
+        assert self.diff_layout is not None
+        _, file, hunk, chunk = key
+        diff_file = self.diff_layout.diff.files[file]
+        return diff_file.path, diff_file.hunks[hunk].lines, chunk * CHUNK
+
+    def _colour_ahead(self, file: int, hunk: int, index: int) -> None:
+        """Queue the colours of the chunk holding line `index` of a hunk for the worker."""
+        key = (self._generation, file, hunk, index // CHUNK)
+        if key in self._colours or key in self._pending:
+            return
+        self._pending.add(key)
+        with self._queue_lock:
+            self._queue.append((key, *self._chunk(key)))
+            start = not self._colouring
+            self._colouring = True
+        if start:
+            self.run_worker(self._colour_queue, thread=True, group="highlight", exit_on_error=False)
+
     def _colour_queue(self) -> None:
-        """Worker thread: lex the queued hunks, newest request first (it is what is on screen)."""
+        """Worker thread: lex the queued chunks, the one queued last first."""
         while True:
             with self._queue_lock:
                 if not self._queue:
                     self._colouring = False
                     return
-                key, path, lines = self._queue.pop()
-            old_index = [i for i, line in enumerate(lines) if line.kind != "+"]
-            new_index = [i for i, line in enumerate(lines) if line.kind != "-"]
-            old_tokens = highlight(path, [lines[i].text for i in old_index])
-            new_tokens = highlight(path, [lines[i].text for i in new_index])
-            colours = HunkColours(
-                dict(zip(old_index, old_tokens, strict=True)), dict(zip(new_index, new_tokens, strict=True))
-            )
-            self.post_message(self._Coloured(key, colours))
+                key, path, lines, start = self._queue.pop()
+            self.post_message(self._Coloured(key, _colour(path, lines, start)))
 
     class _Coloured(Message):
-        def __init__(self, key: tuple[int, int, int], colours: HunkColours) -> None:
+        def __init__(self, key: ColourKey, colours: HunkColours) -> None:
             super().__init__()
             self.key = key
             self.colours = colours
 
     def on_diff_view__coloured(self, message: _Coloured) -> None:
         self._pending.discard(message.key)
-        generation, file, hunk = message.key
-        if generation != self._generation or self.diff_layout is None:
-            return
-        self._colours[message.key] = message.colours
-        # redraw only the rows of that hunk on screen: a prefetched hunk costs no frame
-        top = self.scroll_offset.y
-        for index in range(top, min(top + self.scrollable_content_region.height, self.diff_layout.total)):
-            row = self.diff_layout.row(index)
-            if row.file == file and row.hunk == hunk and row.kind in (RowKind.LINE, RowKind.PAIR):
-                self.refresh_line(index)
+        if message.key[0] == self._generation and message.key not in self._colours:
+            self._colours[message.key] = message.colours
 
     def _get_palette(self) -> Palette:
         if self._palette is None:
@@ -800,3 +848,14 @@ class _SyntaxStyles:
             cached = _foreground(self._theme.get_style_for_token(token_type))
             self._cache[token_type] = cached
         return cached
+
+
+def _colour(path: str, lines: Sequence[Line], start: int) -> HunkColours:
+    """The syntax colours of `lines[start:start + CHUNK]` of a hunk, by index in the hunk; each
+    side is lexed as one text."""
+    chunk = range(start, min(start + CHUNK, len(lines)))
+    old = [i for i in chunk if lines[i].kind != "+"]
+    new = [i for i in chunk if lines[i].kind != "-"]
+    old_tokens = highlight(path, [lines[i].text for i in old])
+    new_tokens = highlight(path, [lines[i].text for i in new])
+    return HunkColours(dict(zip(old, old_tokens, strict=True)), dict(zip(new, new_tokens, strict=True)))

@@ -133,6 +133,10 @@ class FileList(Tree[int]):
             if not parent.is_expanded:
                 parent.expand()
             parent = parent.parent
+        if node.line < 0:
+            # The tree lays its nodes out when it next draws; done now, the cursor is drawn on
+            # the file in this frame, not the next (a private property: textual is pinned).
+            self._tree_lines  # noqa: B018
         if self.cursor_node is not node:
             self.move_cursor(node, animate=False)
 
