@@ -347,7 +347,9 @@ def main() -> None:
     }
     for way, argv in ways.items():
         bare, ours, frames = first_screens(argv, b"src/", size, args.runs)
-        print(f"{way:<18} bare {bare * 1000:5.0f} ms, review {ours * 1000:5.0f} ms = {ours / bare:.2f}x, frames {frames}")
+        print(
+            f"{way:<18} bare {bare * 1000:5.0f} ms, review {ours * 1000:5.0f} ms = {ours / bare:.2f}x, frames {frames}"
+        )
     times = from_overview(path, size, args.runs)
     print(f"{'from the overview':<18} enter to the complete screen: median {statistics.median(times) * 1000:.0f} ms")
 
