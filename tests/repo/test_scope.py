@@ -43,6 +43,18 @@ def test_default_scope_is_everything_the_agent_changed(agent: Repo) -> None:
     }
 
 
+def test_a_new_folder_of_untracked_files_shows_each_file_but_the_ignored_ones(agent: Repo) -> None:
+    # git names such a folder once when asked for untracked files; each of its files is still
+    # in the diff, nested folders too, and what .gitignore ignores is not
+    agent.write("new/a.py", "a\n")
+    agent.write("new/deep/b.py", "b\n")
+    agent.write("new/deep/trace.log", "ignored\n")
+    agent.write("new/.review/stray", "not the review folder: only the worktree's own is left out\n")
+    changed = files_of(agent)
+    assert {path for path in changed if path.startswith("new/")} == {"new/a.py", "new/deep/b.py", "new/.review/stray"}
+    assert all(changed[path] is Status.ADDED for path in changed if path.startswith("new/"))
+
+
 def test_default_scope_starts_where_the_branch_left_main(agent: Repo, project: Repo) -> None:
     project.write("src/later_on_main.py", "main moved on\n")
     project.commit("main moves on")

@@ -256,8 +256,22 @@ is left out here too, so that it never shows in a diff or a snapshot even when t
 
 
 def untracked_files(worktree: Worktree) -> list[bytes]:
-    """Files git does not track and does not ignore, as raw path bytes relative to the root."""
-    out = run_git(worktree.root, "ls-files", "--others", "--exclude-standard", f"--exclude=/{STATE_FOLDER}/", "-z")
+    """Files git does not track and does not ignore, as raw path bytes relative to the root; a
+    folder that git tracks nothing in is one entry, ending in `/`.
+
+    (As pathspecs for `git add`, 10,000 untracked files named one by one take git a second to
+    match, and their folder a few milliseconds.)
+    """
+    out = run_git(
+        worktree.root,
+        "ls-files",
+        "--others",
+        "--exclude-standard",
+        f"--exclude=/{STATE_FOLDER}/",
+        "--directory",
+        "--no-empty-directory",
+        "-z",
+    )
     return [path for path in out.split(b"\0") if path]
 
 
