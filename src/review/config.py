@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,11 +56,17 @@ def load_config(path: Path | None = None) -> Config:
     """
     path = path or config_path()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return Config()
     except (OSError, UnicodeDecodeError) as error:
         raise BadConfig(f"{path}: cannot be read: {error}") from None
+    # imported only when there is a file to read: its regular expressions take a few milliseconds
+    # of every start
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise BadConfig(f"{path}: {error}") from None
 

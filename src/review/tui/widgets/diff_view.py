@@ -370,12 +370,7 @@ class DiffView(ScrollView, can_focus=True):
             return
         previous = self.cursor
         self.cursor = max(0, min(index, self.diff_layout.total - 1))
-        height = self.scrollable_content_region.height
-        y = self.scroll_offset.y
-        if top or self.cursor < y:
-            y = self.cursor
-        elif self.cursor >= y + height:
-            y = self.cursor - height + 1
+        y = self._top_after(self.cursor, top)
         before = self.scroll_offset.y
         if y != before:
             self.scroll_to(y=y, animate=False, immediate=True)
@@ -390,11 +385,24 @@ class DiffView(ScrollView, can_focus=True):
                 self.refresh_line(self.cursor)
         self._cursor_changed()
 
+    def _top_after(self, cursor: int, top: bool = False) -> int:
+        """The first row on screen once the cursor goes to row `cursor` (at the top, with `top`;
+        otherwise only as far as it takes to bring the cursor into sight)."""
+        height = self.scrollable_content_region.height
+        y = self.scroll_offset.y
+        if top or cursor < y:
+            return cursor
+        if cursor >= y + height:
+            return cursor - height + 1
+        return y
+
     def go_to_file(self, file: int) -> None:
         if self.diff_layout is not None and 0 <= file < len(self.diff_layout.diff.files):
             self.go_to(self.diff_layout.file_start(file), top=True)
 
     def _cursor_changed(self) -> None:
+        # where the next jumps lead depends on the cursor, not only on what is on screen
+        self._schedule_prefetch()
         file = self.current_file()
         if file is not None:
             self.cursor_file = file
@@ -597,15 +605,16 @@ class DiffView(ScrollView, can_focus=True):
             return
         height = self.scrollable_content_region.height
         top = self.scroll_offset.y
+        # the first row on screen after each key: pages, top and bottom, and the jumps (hunks and
+        # files go to the top of the screen, a comment only into sight)
         starts = [top + height, max(0, top - height), 0, max(0, rows.total - height)]
         for forward in (True, False):
-            for jump in (
-                rows.next_hunk(self.cursor, forward),
-                rows.next_file(self.cursor, forward),
-                rows.next_comment(self.cursor, forward),
-            ):
+            for jump in (rows.next_hunk(self.cursor, forward), rows.next_file(self.cursor, forward)):
                 if jump is not None:
                     starts.append(jump)
+            comment = rows.next_comment(self.cursor, forward)
+            if comment is not None:
+                starts.append(self._top_after(comment))
         for start in starts:
             for index in range(start, min(start + height, rows.total)):
                 row = rows.row(index)
