@@ -152,6 +152,16 @@ def test_reanchor_follows_a_renamed_file(tmp_path: Path) -> None:
     assert (kept.path, kept.old_path, kept.line) == ("src/main.py", "src/app.py", 5)
 
 
+def test_reanchor_of_some_files_leaves_the_comments_on_others_where_they_were(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    on_app = draft(store, line=5)
+    on_util = comments.add(store, Where("src/util.py", line=5), "and this", "nit", LINES)
+    moved = ["new first", "new second", *LINES]
+    comments.reanchor(store, lambda path, side: moved, {}, paths={"src/util.py"})
+    review = store.read()
+    assert [review.comment(c.id).line for c in (on_app, on_util)] == [5, 7]
+
+
 def test_reanchor_writes_nothing_when_nothing_moved(tmp_path: Path) -> None:
     store = Store(tmp_path)
     draft(store, line=5)

@@ -255,9 +255,10 @@ STATE_FOLDER = ".review"
 is left out here too, so that it never shows in a diff or a snapshot even when that file is gone."""
 
 
-def untracked_files(worktree: Worktree) -> list[bytes]:
+def untracked_files(worktree: Worktree, paths: Sequence[str] = ()) -> list[bytes]:
     """Files git does not track and does not ignore, as raw path bytes relative to the root; a
-    folder that git tracks nothing in is one entry, ending in `/`.
+    folder that git tracks nothing in is one entry, ending in `/`. With `paths`, only those
+    files and the files in those folders.
 
     (As pathspecs for `git add`, 10,000 untracked files named one by one take git a second to
     match, and their folder a few milliseconds.)
@@ -271,6 +272,8 @@ def untracked_files(worktree: Worktree) -> list[bytes]:
         "--directory",
         "--no-empty-directory",
         "-z",
+        "--",
+        *paths,
     )
     return [path for path in out.split(b"\0") if path]
 
@@ -303,7 +306,9 @@ def diff_output(
     args.extend(paths)
     if not untracked:
         return run_git(worktree.root, *args)
-    new_files = untracked_files(worktree)
+    # for some paths, only theirs: listing every untracked file (thousands, say) would make
+    # reading one file as slow as reading the whole diff
+    new_files = untracked_files(worktree, paths)
     if not new_files:
         return run_git(worktree.root, *args)
     # In a copy of the index the untracked files are marked intent-to-add, so that the diff

@@ -6,11 +6,15 @@ the working tree, committed, staged, unstaged and untracked work alike.
 
 from __future__ import annotations
 
+import os
+from bisect import bisect
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from review.errors import BadRevision
 from review.repo import git
-from review.repo.diff import Diff, FileDiff, binary_paths, parse, renames
+from review.repo.diff import Diff, FileDiff, Status, binary_paths, parse, renames
 from review.repo.git import Worktree
 
 
@@ -181,6 +185,136 @@ def load_file(worktree: Worktree, sides: Sides, file: FileDiff, context: int) ->
         if candidate.path == file.path:
             return candidate
     return file
+
+
+GIT_SETTINGS = frozenset({".gitignore", ".gitattributes", ".gitmodules"})
+"""Files that change what git compares or how it shows other files: which files are ignored,
+which are binary, where the submodules are."""
+
+_PAIRED = frozenset({Status.ADDED, Status.DELETED, Status.RENAMED, Status.COPIED})
+"""A file git's rename and copy detection may pair with another: its entry depends on more than
+its own content."""
+
+_COPIES = frozenset({Status.ADDED, Status.RENAMED, Status.COPIED})
+"""A file git may find to be a copy of a modified one (`--find-copies` looks for the sources of
+added files among the files modified in the same diff)."""
+
+
+def reread(
+    worktree: Worktree, sides: Sides, diff: Diff, changed: Iterable[str], context: Mapping[str, int] | None = None
+) -> Diff | None:
+    """`diff` after the files at `changed` (absolute paths, as the file watcher reports them)
+    changed: only those files read again from git and spliced in, in git's order, the
+    `FileDiff` of every other file (and of a file whose diff is the same) kept as it is.
+
+    `diff` itself when nothing it shows can have changed: the working tree is not one of the
+    sides, or no change touched a file of the diff. None when only a full `read` gives the same
+    diff as git would: the git folder changed (HEAD, a branch, the index), a file that sets how
+    git reads others did (.gitignore, .gitattributes, .gitmodules), a change is inside a nested
+    repository (git sees only its commit), or git's rename and copy detection may pair a changed
+    file with another (it is or was added, deleted, renamed or copied, or it enters or leaves a
+    diff that has added files). `context` gives the files read with more context than git's
+    default, by path.
+    """
+    paths = _worktree_paths(worktree, changed)
+    if paths is None:
+        return None
+    if not paths or sides.new is not None or sides.cached:
+        return diff
+    covered = {f for f in diff.files if _covers(paths, f.path) or (f.old_path and _covers(paths, f.old_path))}
+    if any(f.status in _PAIRED for f in covered):
+        return None
+    fresh = {f.path: f for f in _read_paths(worktree, sides, sorted(paths), context or {})}
+    if any(f.status in _PAIRED for f in fresh.values()):
+        return None
+    before = {f.path for f in covered}
+    if before != fresh.keys() and any(f.status in _COPIES for f in diff.files):
+        return None  # a file entering or leaving the diff may be the source of a copy
+    files: list[FileDiff] = []
+    for file in diff.files:
+        if file not in covered:
+            files.append(file)
+        elif (again := fresh.get(file.path)) is not None:
+            files.append(file if _same(file, again) else again)
+    for path in sorted(fresh.keys() - before, key=os.fsencode):
+        files.insert(bisect(files, os.fsencode(path), key=_order), fresh[path])
+    if len(files) == len(diff.files) and all(a is b for a, b in zip(files, diff.files, strict=True)):
+        return diff
+    size = diff.size + sum(f.patch_size for f in fresh.values()) - sum(f.patch_size for f in covered)
+    return Diff(files=files, size=size)
+
+
+def _worktree_paths(worktree: Worktree, changed: Iterable[str]) -> set[str] | None:
+    """The paths in the worktree, relative to its root, that `changed` names (review's own folder
+    left out); None when a change may change more than the diffs of its own files."""
+    found: set[str] = set()
+    for name in changed:
+        path = Path(name)
+        if path.is_relative_to(worktree.git_dir) or path.is_relative_to(worktree.common_dir):
+            return None
+        if not path.is_relative_to(worktree.root):
+            return None
+        parts = path.relative_to(worktree.root).parts
+        if not parts or parts[0] == ".git" or parts[-1] in GIT_SETTINGS or _in_nested_repository(worktree, parts):
+            return None
+        if parts[0] != git.STATE_FOLDER:
+            found.add("/".join(parts))
+    return found
+
+
+def _in_nested_repository(worktree: Worktree, parts: tuple[str, ...]) -> bool:
+    """Whether a folder above the path holds a repository of its own (a submodule, say), whose
+    files git does not diff one by one."""
+    return any((worktree.root.joinpath(*parts[:depth]) / ".git").exists() for depth in range(1, len(parts)))
+
+
+def _covers(paths: set[str], path: str) -> bool:
+    """Whether `path` is one of `paths` or inside one of them (a folder)."""
+    if path in paths:
+        return True
+    folder, sep, _ = path.rpartition("/")
+    while sep:
+        if folder in paths:
+            return True
+        folder, sep, _ = folder.rpartition("/")
+    return False
+
+
+def _read_paths(worktree: Worktree, sides: Sides, paths: list[str], context: Mapping[str, int]) -> list[FileDiff]:
+    """The diff of `paths` alone, each read with its context."""
+    by_context: dict[int | None, list[str]] = {}
+    for path in paths:
+        by_context.setdefault(context.get(path), []).append(path)
+    files: list[FileDiff] = []
+    for lines, group in by_context.items():
+        output = git.diff_output(
+            worktree,
+            sides.old,
+            sides.new,
+            cached=sides.cached,
+            untracked=sides.untracked,
+            paths=group,
+            context=lines,
+        )
+        files.extend(parse(output).files)
+    _measure_binaries(worktree, Diff(files=files, size=0))
+    return files
+
+
+def _same(old: FileDiff, new: FileDiff) -> bool:
+    """Whether a file read again shows what it showed: then its model, with the hunks parsed and
+    drawn, is kept."""
+    return _record(old) == _record(new) and old.patch == new.patch
+
+
+def _record(file: FileDiff) -> tuple[object, ...]:
+    """What a file's entry says besides its patch (a binary file's patch does not show its size)."""
+    return (file.status, file.old_mode, file.new_mode, file.old_blob, file.new_blob, file.old_size, file.new_size)
+
+
+def _order(file: FileDiff) -> bytes:
+    """Where git puts a file in its diff: by its path's bytes."""
+    return os.fsencode(file.path)
 
 
 def renamed(worktree: Worktree, sides: Sides) -> dict[str, str]:

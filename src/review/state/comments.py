@@ -7,7 +7,7 @@ moment and both are kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -184,23 +184,29 @@ def set_status(store: Store, id: str, status: CommentStatus) -> Comment:
     return store.update(change)
 
 
-def reanchor_on(store: Store, worktree: Worktree, old: str, diff: Diff) -> Review:
+def reanchor_on(store: Store, worktree: Worktree, old: str, diff: Diff, paths: Collection[str] | None = None) -> Review:
     """`reanchor` for a diff of `worktree` whose old side is `old`: the files as they are now, and
     the diff's renames."""
     renamed = {f.old_path: f.path for f in diff.files if f.status is Status.RENAMED and f.old_path}
-    return reanchor(store, FileReader(worktree, old), renamed)
+    return reanchor(store, FileReader(worktree, old), renamed, paths)
 
 
-def reanchor(store: Store, read: Callable[[str, Side], list[str] | None], renames: dict[str, str]) -> Review:
+def reanchor(
+    store: Store,
+    read: Callable[[str, Side], list[str] | None],
+    renames: dict[str, str],
+    paths: Collection[str] | None = None,
+) -> Review:
     """Find every comment's code again in the files as they are now, and record where it is.
 
     `read` gives a file's current lines on a side; `renames` maps old paths to new ones, so a
-    comment follows its file when the agent renames it.
+    comment follows its file when the agent renames it. With `paths`, only the comments on those
+    files are looked for (the files that changed: the others' comments are where they were).
     """
     review = store.read()
     found: dict[str, tuple[str, int | None, int | None, AnchorState]] = {}
     for comment in review.comments:
-        if comment.anchor is None:
+        if comment.anchor is None or (paths is not None and comment.path not in paths):
             continue
         path = comment.path
         lines = read(side_path(comment), comment.side)
