@@ -175,9 +175,11 @@ class FileDiff:
         b'+' ("no newline" markers left out). Read from the patch bytes, without parsing."""
         return b"".join(kind for section in self.sections for kind in _LINE_KIND.findall(hunk_text(section)))
 
-    @property
+    @cached_property
     def body_lines(self) -> int:
-        """How many hunk headers and lines the file has, counted without parsing."""
+        """How many hunk headers and lines the file has, counted without parsing, once: every
+        layout of the diff asks it of every file, and a diff read again keeps the files that did
+        not change."""
         if "line_kinds" in self.__dict__:
             return len(self.line_kinds)
         count = 0

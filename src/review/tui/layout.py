@@ -574,7 +574,7 @@ def _bytes_pattern(pattern: re.Pattern[str]) -> re.Pattern[bytes] | None:
 
 
 def _has_hunks(file: FileDiff) -> bool:
-    return any(hunk_text(section) for section in file.sections)
+    return file.body_lines > 0  # counted once a file, where slicing its patch would cost every layout
 
 
 _CHANGE_BLOCK = re.compile(rb"(-+)(\+*)")

@@ -56,6 +56,13 @@ DEFAULT_CONTEXT = 3
 # Changes here never change the diff: git's object store and logs, and lock files.
 _QUIET_PARTS = {"objects", "logs"}
 
+WATCH_STEP = 20
+"""Milliseconds the file watcher waits for more changes after one (watchfiles' `step`). It looks
+every step and hands the changes over once a look finds no new one: one write by the agent is
+seen within two steps, while writes closer together than a step (a tool saving several files,
+git checking out a branch) still come as one batch, of at most `WATCH_DEBOUNCE` ms."""
+WATCH_DEBOUNCE = 400
+
 
 def _matters(change: FileChange, path: str) -> bool:
     parts = Path(path).parts
@@ -341,15 +348,84 @@ class ReviewScreen(Screen[None]):
 
     @work(exclusive=True, group="watch")
     async def watch_worktree(self) -> None:
-        """Reload the diff shortly after files in the worktree change."""
+        """Show what changed in the worktree shortly after it changed: the review, the files the
+        agent wrote (read again alone), or the whole diff (when git moved, say)."""
         paths = [self.worktree.root]
         if not self.worktree.git_dir.is_relative_to(self.worktree.root):
             paths.append(self.worktree.git_dir)
-        async for changes in awatch(*paths, watch_filter=_matters, debounce=400, step=80, recursive=True):
-            if all(FOLDER in Path(path).parts for _, path in changes):
+        watching = awatch(*paths, watch_filter=_matters, debounce=WATCH_DEBOUNCE, step=WATCH_STEP, recursive=True)
+        async for changes in watching:
+            code = [path for _, path in changes if FOLDER not in Path(path).parts]
+            if len(code) < len(changes):
                 self.load_review()
-            else:
-                self.load()
+            if code:
+                self.reload(code)
+
+    @work(thread=True, group="reload")
+    def reload(self, changed: list[str]) -> None:
+        """Read again the files at `changed` (paths as the watcher names them) and splice them
+        into the diff shown, off the UI thread; the whole diff when only that reads as git would
+        (`scope.reread`)."""
+        diff, sides = self.diff, self.sides
+        if diff is None or sides is None:
+            self.app.call_from_thread(self.load)  # the first reading is not shown yet, or failed
+            return
+        try:
+            spliced = scope.reread(self.worktree, sides, diff, changed, self.context)
+        except ReviewError as error:
+            self.app.call_from_thread(self._failed, str(error))
+            return
+        if spliced is None:
+            self.app.call_from_thread(self.load)
+            return
+        if spliced is diff:
+            return  # nothing the diff shows changed
+        kept = set(diff.files)
+        now = set(spliced.files)
+        touched = {f.path for f in spliced.files if f not in kept} | {f.path for f in diff.files if f not in now}
+        try:
+            review = comments.reanchor_on(self.store, self.worktree, sides.old, spliced, touched)
+        except ReviewError as error:
+            self.app.call_from_thread(self._spliced, diff, spliced, changed, None, str(error))
+            return
+        self.app.call_from_thread(self._spliced, diff, spliced, changed, review, None)
+
+    @_while_shown
+    def _spliced(
+        self, base: Diff, diff: Diff, changed: list[str], readable: Review | None, problem: str | None
+    ) -> None:
+        """Show `diff`, read again from `base` for the files at `changed`: the file list and the
+        viewed marks of the other files stay as they are, and the cursor on its line of code."""
+        if any(worker.group == "load" and worker.node is self and not worker.is_finished for worker in self.workers):
+            # the whole diff is being read, maybe from before this change, and would hide it
+            self.load()
+            return
+        if base is not self.diff:
+            self.reload(changed)  # the diff was read again meanwhile: the change goes into that one
+            return
+        if readable is not None:
+            self._said = None
+        if problem is not None:
+            self._problem(self._unreadable(problem))
+        review = readable or self.review
+        view = self.view
+        kept = set(base.files)
+        fresh = [f for f in diff.files if f not in kept]
+        gone = {f.path for f in base.files} - {f.path for f in diff.files}
+        viewed = set(view.viewed) - gone - {f.path for f in fresh}
+        for file in fresh:
+            marked = self._marking.get(file.path)
+            if marked or (marked is None and review.is_viewed(file.path, file.fingerprint)):
+                viewed.add(file.path)
+        view.set_viewed(viewed)
+        self.diff, self.review = diff, review
+        if self.reader is not None:
+            # it keeps the lines it read, and those of the changed files are old now
+            self.reader = FileReader(self.worktree, self.reader.base, self.reader.new)
+        view.show(diff, comments=review.comments)
+        self._show_header()
+        if not self.files.show_changed(diff, view.viewed):
+            self._list_files(diff)  # a file entered or left the diff
 
     def _show_header(self) -> None:
         """Gather what the header shows; the header lays it out for its width."""

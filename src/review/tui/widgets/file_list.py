@@ -87,6 +87,21 @@ class FileList(Tree[int]):
         self._add(self.root, tree, folded, viewed)
         self.root.expand()
 
+    def show_changed(self, diff: Diff, viewed: AbstractSet[str]) -> bool:
+        """Show `diff` in place of the listed one when it has the same files in the same order
+        (some read again): only their rows are drawn again, since building the tree anew takes
+        long on a large diff. False, doing nothing, when the files are not the same."""
+        listed = self._diff
+        if listed is None or [f.path for f in listed.files] != [f.path for f in diff.files]:
+            return False
+        was_viewed, self._viewed = self._viewed, set(viewed)
+        self._diff = diff
+        for index, (before, after) in enumerate(zip(listed.files, diff.files, strict=True)):
+            node = self._file_nodes.get(index)
+            if node is not None and (before is not after or (after.path in viewed) != (after.path in was_viewed)):
+                node.set_label(_label(after, after.path in viewed))
+        return True
+
     def _add(self, parent: TreeNode[int], folder: _Folder, folded: set[str], viewed: AbstractSet[str]) -> None:
         # entries keep the diff's order, so the list reads top to bottom as the diff does
         for name, entry in folder.entries.items():
