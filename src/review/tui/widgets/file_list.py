@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
@@ -61,6 +62,9 @@ class FileList(Tree[int]):
             super().__init__()
             self.file = file
 
+    _adding = False
+    """Nodes are being added in bulk (see `_invalidate`)."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("files", id=id)
         self.show_root = False
@@ -84,8 +88,19 @@ class FileList(Tree[int]):
             for part in folders:
                 folder = folder.folder(part)
             folder.entries[name] = index
-        self._add(self.root, tree, folded, viewed)
+        # Each node added would clear the tree's caches again: once is enough for all of them.
+        self._adding = True
+        try:
+            self._add(self.root, tree, folded, viewed)
+        finally:
+            self._adding = False
+        self._invalidate()
         self.root.expand()
+
+    def _invalidate(self) -> None:
+        # (a private method of Tree: textual is pinned)
+        if not self._adding:
+            super()._invalidate()
 
     def show_changed(self, diff: Diff, viewed: AbstractSet[str]) -> bool:
         """Show `diff` in place of the listed one when it has the same files in the same order
@@ -108,7 +123,9 @@ class FileList(Tree[int]):
             if isinstance(entry, int):
                 file = diff.files[entry] if (diff := self._diff) else None
                 assert file is not None
-                self._file_nodes[entry] = parent.add_leaf(_label(file, file.path in viewed), data=entry)
+                # the label drawn is made by render_label, fitted to its room; this one is kept
+                # cheap, as a tree of 10,000 files makes one for each
+                self._file_nodes[entry] = parent.add_leaf(Text(visible(name)), data=entry)
                 continue
             # a chain of folders holding one folder each reads as one path: src/review/tui/
             while len(entry.entries) == 1:
@@ -133,9 +150,12 @@ class FileList(Tree[int]):
         """Redraw each file's label with its viewed mark."""
         if self._diff is None:
             return
+        changed = self._viewed ^ set(viewed)
         self._viewed = set(viewed)
         for index, node in self._file_nodes.items():
-            node.set_label(_label(self._diff.files[index], self._diff.files[index].path in viewed))
+            path = self._diff.files[index].path
+            if path in changed:
+                node.set_label(Text(visible(path.rsplit("/", 1)[-1])))  # drawn again by render_label
 
     def select_file(self, file: int) -> None:
         """Move the list's cursor to `file` without choosing it."""
@@ -154,6 +174,16 @@ class FileList(Tree[int]):
             self._tree_lines  # noqa: B018
         if self.cursor_node is not node:
             self.move_cursor(node, animate=False)
+
+    def get_label_width(self, node: TreeNode[int]) -> int:
+        # The tree measures every label each time it lays itself out; drawing 10,000 labels to
+        # measure them took seconds. A file's label is fitted to its room when drawn, so its
+        # width is counted here without drawing it.
+        if node.data is None or self._diff is None:
+            return super().get_label_width(node)
+        file = self._diff.files[node.data]
+        counts = 4 if file.binary else len(f" +{file.added} −{file.removed}")
+        return 2 + cell_len(visible(file.path.rsplit("/", 1)[-1])) + counts + 2 * (file.path in self._viewed)
 
     def render_label(self, node: TreeNode[int], base_style: Style, style: Style) -> Text:
         # A file's label is fitted to the room its row has, so that its name is shortened rather
