@@ -72,6 +72,35 @@ def test_review_a_demo_worktree_with_keys(terminal: Terminal, demo: Path) -> Non
     terminal.wait_until_gone("Hunk")
 
 
+def test_the_first_screen_comes_whole_with_its_colours(terminal: Terminal, demo: Path) -> None:
+    # The first screen that shows the diff already has everything else: the header's totals,
+    # the file list with its cursor, the footer, and the code's syntax colours.
+    open_review(terminal, str(demo / "tally-currency"))
+    screen = terminal.first_with("Converting amounts between currencies")
+    plain = re.sub(r"\x1b\[[\d;]*m", "", screen)
+    assert "7 files  +29 −13" in plain
+    assert "currency.py +11 −0" in plain and "ledger.py +6 −3" in plain
+    assert "? Help" in plain and "q Quit" in plain
+    docstring = next(line for line in screen.splitlines() if "Converting amounts" in line)
+    code = next(
+        line
+        for line in screen.splitlines()
+        if "def convert(amount, source, target):" in re.sub(r"\x1b\[[\d;]*m", "", line)
+    )
+    # the keyword and the name are drawn in colours of their own, not the docstring's
+    colours = {m.group(1) for m in re.finditer(r"\x1b\[[\d;]*?38;([\d;]+?)(?:;48;[\d;]+)?m", code)}
+    assert len(colours) >= 2, code
+    # and the docstring in another than the plain text's (the file list's name on its row)
+    assert _colour_before(docstring, '"""Converting') != _colour_before(docstring, "ledger.py"), docstring
+    terminal.keys("q")
+
+
+def _colour_before(line: str, text: str) -> str:
+    """The foreground colour in effect where `text` starts on a line of `capture-pane -e`."""
+    colours = re.findall(r"\x1b\[(?:[\d;]*;)?38;(5;\d+|2;\d+;\d+;\d+)", line[: line.index(text)])
+    return colours[-1] if colours else "default"
+
+
 def test_viewed_mark_is_kept_across_runs(terminal: Terminal, demo: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy"
     subprocess.run([REVIEW, "demo", str(copy), "--no-open"], check=True, capture_output=True)

@@ -85,6 +85,18 @@ class Terminal:
             time.sleep(0.05)
         raise AssertionError(f"{text!r} did not appear; the screen:\n{screen}")
 
+    def first_with(self, text: str, timeout: float = 30.0) -> str:
+        """The first screen, with its colours (`capture-pane -e`), that shows `text`: what a
+        person sees at the moment it appears."""
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.tmux("capture-pane", "-e", "-p", "-t", "main")
+            if text in _SGR_ONLY.sub("", screen):
+                return screen
+            time.sleep(0.005)
+        raise AssertionError(f"{text!r} did not appear; the screen:\n{screen}")
+
     def settled(self, quiet: float = 0.3, timeout: float = 30.0) -> str:
         """The screen (with its colours) once it has not changed for `quiet` seconds: the keys
         sent before have been handled and drawn."""
@@ -115,6 +127,7 @@ class Terminal:
 
 
 _SGR = re.compile(r"\x1b\[([\d;]*)m|([^\x1b]+)")
+_SGR_ONLY = re.compile(r"\x1b\[[\d;]*m")
 
 
 def _background_after(parameters: str, background: str | None) -> str | None:

@@ -93,7 +93,7 @@ def app_of(made: Demo) -> Iterator[Callable[[], ReviewApp]]:
 
 
 def overview_of(pilot: Pilot) -> OverviewScreen:  # type: ignore[type-arg]
-    screen = pilot.app.screen_stack[1]
+    screen = pilot.app.screen_stack[0]
     assert isinstance(screen, OverviewScreen)
     return screen
 
@@ -421,7 +421,7 @@ async def test_W_goes_through_the_waiting_worktrees_longest_waiting_first(made: 
         await pilot.press("W")
         second = await reviewing(pilot, made.agents["currency"])
         assert first not in pilot.app.screen_stack  # replaced, not piled up
-        assert [type(screen) for screen in pilot.app.screen_stack[1:]] == [OverviewScreen, ReviewScreen]
+        assert [type(screen) for screen in pilot.app.screen_stack] == [OverviewScreen, ReviewScreen]
         await pilot.press("W")  # the queue starts again
         await reviewing(pilot, made.agents["cleanup"])
         assert second not in pilot.app.screen_stack

@@ -33,7 +33,7 @@ def app_for(repo: Repo):  # type: ignore[no-untyped-def]
 
 
 def screen_of(pilot: Pilot) -> ReviewScreen:  # type: ignore[type-arg]
-    screen = pilot.app.screen_stack[1]
+    screen = pilot.app.screen_stack[0]
     assert isinstance(screen, ReviewScreen)
     return screen
 

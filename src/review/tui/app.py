@@ -9,13 +9,14 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, wait
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 
 from review.config import Config
 from review.errors import BadConfig, ReviewError
@@ -107,15 +108,18 @@ class ReviewApp(App[None]):
         if self.told and not self.is_headless and self._driver is not None:
             self._driver.write(self.told)
 
-    def on_mount(self) -> None:
+    def get_default_screen(self) -> Screen[Any]:
+        """The overview, or the review: the app's first screen, mounted and laid out with the app
+        itself so that its first frame is whole. (A screen pushed from the app's on_mount is laid
+        out while Textual holds back the display, and its first frame then lacks the parts that
+        did not change after that.)"""
         if self.overview is not None:
             from review.tui.screens.overview_screen import OverviewScreen
 
             first, self._first_rows = self._first_rows, None
-            self.push_screen(OverviewScreen(self.overview, watch=self.watching, now=self.now, first=first))
-            return
+            return OverviewScreen(self.overview, watch=self.watching, now=self.now, first=first)
         assert self.worktree is not None
-        self.push_screen(self._review_screen(self.worktree, self.chosen, first=self.first))
+        return self._review_screen(self.worktree, self.chosen, first=self.first)
 
     def _review_screen(self, worktree: Worktree, chosen: Scope, first: FirstDiff | None = None) -> ReviewScreen:
         return ReviewScreen(

@@ -653,8 +653,13 @@ class DiffView(ScrollView, can_focus=True):
             layout.row(index)
 
     def on_resize(self, event: events.Resize) -> None:
-        self._strips.clear()
-        if self.wrap and self.diff_layout is not None and self.diff_layout.width != event.size.width:
+        # Mostly done already, as the size was set (`_size_updated`); the drawn rows are kept
+        # by width, so none of them needs drawing again.
+        if (
+            self.wrap
+            and self.diff_layout is not None
+            and self.diff_layout.width != self.scrollable_content_region.width
+        ):
             self.relayout()
         else:
             self._sync_size()

@@ -55,6 +55,7 @@ class ReviewFooter(Widget):
 
     def __init__(self) -> None:
         super().__init__()
+        self._drawn_keys: tuple[list[_Key], list[_Key]] = ([], [])
         self._spans: list[tuple[int, int, str]] = []
         """Where each drawn key is (first and last cell), and the key a click on it presses."""
 
@@ -65,7 +66,9 @@ class ReviewFooter(Widget):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
-        self.refresh()
+        # the bindings are published again after every change of focus, mostly the same
+        if self.keys() != self._drawn_keys:
+            self.refresh()
 
     def keys(self) -> tuple[list[_Key], list[_Key]]:
         """The keys to show, in order, and those pinned on the right."""
@@ -86,7 +89,7 @@ class ReviewFooter(Widget):
 
     def render(self) -> Text:
         width = self.size.width
-        keys, pinned = self.keys()
+        keys, pinned = self._drawn_keys = self.keys()
         key_style = self.get_component_rich_style("review-footer--key")
         description_style = self.get_component_rich_style("review-footer--description")
         separator = self.get_component_rich_style("review-footer--pinned")
