@@ -18,8 +18,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from watchfiles import Change as FileChange
-from watchfiles import awatch
 
 from review.errors import ReviewError
 from review.repo import scope
@@ -40,6 +38,8 @@ from review.tui.widgets.review_header import ReviewHeader
 from review.tui.widgets.search_field import SearchField
 
 if TYPE_CHECKING:
+    from watchfiles import Change as FileChange
+
     # The dialogs are imported when first opened, off the path to the first screen.
     from review.tui.dialogs.comment_editor import EditorResult
     from review.tui.dialogs.send_dialog import SendResult
@@ -350,6 +350,9 @@ class ReviewScreen(Screen[None]):
     async def watch_worktree(self) -> None:
         """Show what changed in the worktree shortly after it changed: the review, the files the
         agent wrote (read again alone), or the whole diff (when git moved, say)."""
+        # (imported here, once the first screen is drawn: it takes a few milliseconds)
+        from watchfiles import awatch
+
         paths = [self.worktree.root]
         if not self.worktree.git_dir.is_relative_to(self.worktree.root):
             paths.append(self.worktree.git_dir)
