@@ -162,6 +162,22 @@ def test_a_place_follows_its_line_of_code_when_lines_are_added_above_it(project:
     assert (found.new, found.text) == (14, "the commented line")
 
 
+def test_a_blank_line_is_followed_by_its_old_number_not_to_a_nearer_blank(project: Repo) -> None:
+    # the committed file has blank lines at 2 and 5; the agent changes line 6 and adds two lines
+    # at the top: the blank line that was line 5 is now line 7, and line 4 is the other blank
+    project.write("src/app.py", "".join(f"line {n}\n" if n not in (2, 5) else "\n" for n in range(1, 21)))
+    project.commit("blank lines")
+    project.write("src/app.py", "".join(f"line {n}\n" if n not in (2, 5, 6) else "\n" if n != 6 else "six\n" for n in range(1, 21)))
+    before = Layout(load(project))
+    place = before.place(before.find(Place("src/app.py", new=5)) or 0)
+    assert (place.old, place.new, place.text) == (5, 5, "")
+    text = (project.root / "src/app.py").read_text()
+    project.write("src/app.py", "first\nsecond\n" + text)
+    after = Layout(load(project))
+    found = after.place(after.find(place) or 0)
+    assert (found.old, found.new) == (5, 7)
+
+
 def test_a_place_whose_code_is_gone_goes_to_the_nearest_line(project: Repo) -> None:
     project.write("src/app.py", "".join(f"line {n}\n" if n != 12 else "the commented line\n" for n in range(1, 21)))
     before = Layout(load(project))

@@ -372,7 +372,7 @@ class Layout:
         start = self._starts[index]
         if place.new is None and place.old is None:
             return start
-        best: tuple[bool, int, int] | None = None
+        best: tuple[bool, bool, int, int] | None = None
         for offset, row in enumerate(self.rows_of(index)):
             if row.part:
                 continue
@@ -386,10 +386,14 @@ class Layout:
             # the same code a little higher or lower is where the reviewer was: the agent added
             # or removed lines above it; far away, the same text is another line (a blank, a brace)
             elsewhere = line.text != place.text or distance > FOLLOW_DISTANCE
-            candidate = (elsewhere, distance, start + offset)
+            # The old side is a commit: edits to the working tree never move its lines, so a line
+            # with the same old number and text is the very line (a blank line nearer by its new
+            # number is another blank).
+            same = place.old is not None and old is not None and old.old == place.old and old.text == place.text
+            candidate = (not same, elsewhere, distance, start + offset)
             if best is None or candidate < best:
                 best = candidate
-        return best[2] if best else start
+        return best[3] if best else start
 
     # -- moving --------------------------------------------------------------------------------
 
