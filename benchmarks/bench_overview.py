@@ -134,7 +134,7 @@ def main() -> None:
         target.write_text(original)
     print("updates:", ", ".join(f"{seconds * 1000:.0f}" for seconds in updates), "ms")
     print(f"update after an edit:              {statistics.median(updates) * 1000:7.0f} ms (median)   target < 500 ms")
-    print(f"peak memory of the overview:       {program.peak_memory_mb():7.0f} MB")
+    print(f"peak memory of the overview:       {program.memory_mb():7.0f} MB")
     program.stop()
 
 
