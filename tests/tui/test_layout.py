@@ -167,7 +167,10 @@ def test_a_blank_line_is_followed_by_its_old_number_not_to_a_nearer_blank(projec
     # at the top: the blank line that was line 5 is now line 7, and line 4 is the other blank
     project.write("src/app.py", "".join(f"line {n}\n" if n not in (2, 5) else "\n" for n in range(1, 21)))
     project.commit("blank lines")
-    project.write("src/app.py", "".join(f"line {n}\n" if n not in (2, 5, 6) else "\n" if n != 6 else "six\n" for n in range(1, 21)))
+    project.write(
+        "src/app.py",
+        "".join(f"line {n}\n" if n not in (2, 5, 6) else "\n" if n != 6 else "six\n" for n in range(1, 21)),
+    )
     before = Layout(load(project))
     place = before.place(before.find(Place("src/app.py", new=5)) or 0)
     assert (place.old, place.new, place.text) == (5, 5, "")
