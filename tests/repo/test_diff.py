@@ -206,9 +206,9 @@ def test_the_file_list_is_ready_before_any_hunk_is_parsed(project: Repo) -> None
         project.write(f"f{n}.py", f"{n}\n")
     diff = load(project)
     assert [f.added for f in diff.files] == [1] * 5
-    assert all("hunks" not in vars(f) for f in diff.files)
+    assert not any(f.parsed for f in diff.files)
     _ = diff.files[2].hunks
-    assert ["hunks" in vars(f) for f in diff.files] == [False, False, True, False, False]
+    assert [f.parsed for f in diff.files] == [False, False, True, False, False]
 
 
 def test_a_very_large_file_is_flagged(project: Repo) -> None:

@@ -1,10 +1,14 @@
 """The diff model: the changed files with their counts at once, each file's hunks when first asked.
 
-`parse` reads the output of `git diff --raw --patch -z` (see `git.diff_output`). The raw records
+`parse` reads the output of `git diff --raw --patch -z` (see `git.diff_file`). The raw records
 give every file's exact path bytes, status, modes and blobs; the patch is only indexed (where each
 file's text starts and ends) and its added and removed lines counted, at C speed, until a file's
 hunks are needed, when unidiff parses that file alone. (`--numstat` would give the counts too,
 but git would compute every diff twice.)
+
+Memory stays bounded whatever the size of the diff: a large output is read a chunk at a time and
+stays in git's temporary file, from which a file's part is read back when its hunks are needed;
+the parsed hunks of the files used last are kept, up to a budget of lines.
 """
 
 from __future__ import annotations
@@ -12,9 +16,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import weakref
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
+from typing import BinaryIO
 
 from unidiff.constants import LINE_TYPE_EMPTY, LINE_TYPE_NO_NEWLINE
 from unidiff.errors import UnidiffParseError
@@ -22,11 +28,20 @@ from unidiff.patch import Hunk as ParsedHunk
 from unidiff.patch import PatchSet
 
 from review.errors import BrokenDiff
+from review.repo.recently_used import RecentlyUsed
 from review.repo.text import decode, visible
 
 # Beyond either limit a file is summarised in one line until the reviewer expands it.
 LARGE_FILE_BYTES = 1_000_000
 LARGE_FILE_LINES = 20_000
+
+IN_MEMORY_BYTES = 1 << 20
+"""git output up to this size is read into memory; a larger one stays in its temporary file."""
+PARSED_LINES = 20_000
+"""The hunks of the files used last are kept parsed up to this many lines in all (about 4 MB)..."""
+PARSED_FILES = 16
+"""...and those of this many files whatever their size: the files on one screen and where the
+next keys lead are not parsed again on every frame."""
 
 SUBMODULE_MODE = "160000"
 SYMLINK_MODE = "120000"
@@ -103,8 +118,15 @@ class FileDiff:
     added: int
     removed: int
     binary: bool
-    _source: bytes = field(repr=False)
+    body_lines: int
+    """How many hunk headers and lines the file has, counted as git's output is read: every
+    layout of the diff asks it of every file."""
+    fingerprint: str
+    """Changes whenever the file's change does: a viewed mark holds it, to lapse with it. (A
+    hash of its patch, taken as git's output is read.)"""
+    _output: _Output = field(repr=False)
     _spans: tuple[tuple[int, int], ...] = field(repr=False)
+    """Where the file's sections are in the output."""
     utf8: bool = True
     """False once the file's patch turned out not to be UTF-8."""
     old_size: int | None = None
@@ -142,8 +164,12 @@ class FileDiff:
             self.status in (Status.RENAMED, Status.COPIED)
             and self.similarity == 100
             and not self.submodule
-            and not any(hunk_text(section) for section in self.sections)
+            and not self.has_hunks
         )
+
+    @property
+    def has_hunks(self) -> bool:
+        return self.body_lines > 0
 
     @property
     def patch_size(self) -> int:
@@ -155,15 +181,10 @@ class FileDiff:
         return self.added + self.removed > LARGE_FILE_LINES or self.patch_size > LARGE_FILE_BYTES
 
     @property
-    def fingerprint(self) -> str:
-        """Changes whenever the file's change does: a viewed mark holds it, to lapse with it."""
-        return hashlib.sha1(self.patch).hexdigest()[:16]
-
-    @property
     def sections(self) -> list[bytes]:
         """This file's parts of git's patch output, headers included: one, or two for a type
-        change, which git shows as a deletion and a creation."""
-        return [self._source[start:end] for start, end in self._spans]
+        change, which git shows as a deletion and a creation. Read from the output each time."""
+        return [self._output.read(start, end) for start, end in self._spans]
 
     @property
     def patch(self) -> bytes:
@@ -175,30 +196,27 @@ class FileDiff:
         b'+' ("no newline" markers left out). Read from the patch bytes, without parsing."""
         return b"".join(kind for section in self.sections for kind in _LINE_KIND.findall(hunk_text(section)))
 
-    @cached_property
-    def body_lines(self) -> int:
-        """How many hunk headers and lines the file has, counted without parsing, once: every
-        layout of the diff asks it of every file, and a diff read again keeps the files that did
-        not change."""
-        if "line_kinds" in self.__dict__:
-            return len(self.line_kinds)
-        count = 0
-        for section in self.sections:
-            body = hunk_text(section)
-            count += body.count(b"\n") + (not body.endswith(b"\n") and bool(body)) - body.count(b"\n\\")
-        return count
-
-    @cached_property
+    @property
     def hunks(self) -> list[Hunk]:
-        """The file's hunks, parsed the first time they are asked for.
+        """The file's hunks, parsed when asked for and kept while the file is among those used
+        last (see `PARSED_LINES`); parsed again the same after that.
 
         Raises:
             BrokenDiff: the patch text is not a well-formed diff.
         """
-        hunks: list[Hunk] = []
-        for section in self.sections:
-            hunks.extend(self._parse_section(section))
+        # kept by where the file is in the output: the output holding its files would be a cycle
+        hunks = self._output.parsed.get(self._spans)
+        if hunks is None:
+            hunks = []
+            for section in self.sections:
+                hunks.extend(self._parse_section(section))
+            self._output.parsed.put(self._spans, hunks)
         return hunks
+
+    @property
+    def parsed(self) -> bool:
+        """Whether the file's hunks are kept parsed."""
+        return self._spans in self._output.parsed
 
     def _parse_section(self, section: bytes) -> list[Hunk]:
         body = hunk_text(section)
@@ -281,36 +299,47 @@ class Diff:
 # begin with ' ', '+', '-' or '\\'.
 _SECTION_HEADS = (b"diff --git ", b"* Unmerged path ")
 _SECTION_START = re.compile(rb"\n(?:diff --git |\* Unmerged path )")
+_LONGEST_START = 1 + max(len(head) for head in _SECTION_HEADS)
+
+_CHUNK = 1 << 20
+"""Bytes of a large output read at a time."""
 
 
-def parse(output: bytes) -> Diff:
-    """Build the model from `git diff --raw --patch -z` output.
+def parse(output: bytes | BinaryIO) -> Diff:
+    """Build the model from `git diff --raw --patch -z` output, given as bytes or as the file it
+    is in (`git.diff_file`). The file is parse's to close: it is read into memory and closed when
+    small (`IN_MEMORY_BYTES`); a large one stays open, for each file's part to be read back when
+    its hunks are needed, and is closed once the diff's files are all gone.
 
     Raises:
         BrokenDiff: the output does not have the expected shape.
     """
-    reader = _Reader(output)
-    records = reader.raw_records()
-    if not records and output.strip(b"\0\n"):
-        raise BrokenDiff("git diff output does not start with file records")
-    patch_start = reader.pos + 1 if records else len(output)
-    starts = [m.start() + 1 for m in _SECTION_START.finditer(output, patch_start)]
-    if output.startswith(_SECTION_HEADS, patch_start):
-        starts.insert(0, patch_start)
-    bounds = list(zip(starts, [*starts[1:], len(output)], strict=False))
+    source = _Output(output)
+    try:
+        return _parse(source)
+    except BaseException:
+        source.close()
+        raise
 
+
+def _parse(source: _Output) -> Diff:
+    reader = _Reader(source)
+    records = reader.raw_records()
+    if not records:
+        if reader.rest_is_blank():
+            return Diff(files=[], size=source.size)
+        raise BrokenDiff("git diff output does not start with file records")
+    reader.start_patch()
     files: list[FileDiff] = []
-    section = 0
     for meta, paths in records:
         old_mode, new_mode, old_blob, new_blob, status_field = meta
         status = _status(status_field)
         # git prints a type change (a file becoming a symlink, say) as a deletion and a creation.
         taken = 2 if status is Status.TYPE_CHANGED else 1
-        spans = tuple(bounds[section : section + taken])
-        if len(spans) != taken:
+        digest = hashlib.sha1()
+        sections = [section for _ in range(taken) if (section := reader.section(digest)) is not None]
+        if len(sections) != taken:
             raise BrokenDiff(f"git diff output is incomplete: no patch for {visible(paths[-1])}")
-        section += taken
-        added, removed, binary = _count(output, spans)
         files.append(
             FileDiff(
                 path=paths[-1],
@@ -321,22 +350,28 @@ def parse(output: bytes) -> Diff:
                 old_blob=old_blob,
                 new_blob=new_blob,
                 similarity=int(status_field[1:]) if len(status_field) > 1 else None,
-                added=added,
-                removed=removed,
-                binary=binary,
-                _source=output,
-                _spans=spans,
+                added=sum(section.added for section in sections),
+                removed=sum(section.removed for section in sections),
+                binary=any(section.binary for section in sections),
+                body_lines=sum(section.body_lines for section in sections),
+                fingerprint=digest.hexdigest()[:16],
+                _output=source,
+                _spans=tuple((section.start, section.end) for section in sections),
             )
         )
-    if section != len(bounds):
-        raise BrokenDiff(f"git diff output has {len(bounds)} patches for {len(records)} files")
-    return Diff(files=files, size=len(output))
+    used = sum(len(file._spans) for file in files)
+    left = 0
+    while reader.section(hashlib.sha1()) is not None:
+        left += 1
+    if left:
+        raise BrokenDiff(f"git diff output has {used + left} patches for {len(records)} files")
+    return Diff(files=files, size=source.size)
 
 
 def renames(output: bytes) -> dict[str, str]:
     """Old path → new path of every rename in `git diff --raw -z` output (with or without the
     patch)."""
-    return {paths[0]: paths[1] for meta, paths in _Reader(output).raw_records() if meta[4].startswith("R")}
+    return {paths[0]: paths[1] for meta, paths in _Reader(_Output(output)).raw_records() if meta[4].startswith("R")}
 
 
 def binary_paths(numstat: bytes) -> set[str]:
@@ -351,18 +386,24 @@ def binary_paths(numstat: bytes) -> set[str]:
     return found
 
 
-def _count(output: bytes, spans: tuple[tuple[int, int], ...]) -> tuple[int, int, bool]:
-    """Added and removed lines of a file's patch, and whether git called it binary."""
-    added = removed = 0
-    binary = False
-    for start, end in spans:
-        body = hunk_text(output[start:end])
-        if not body:
-            binary = binary or output.find(b"\nBinary files ", start, end) >= 0
-            continue
-        added += body.count(b"\n+")
-        removed += body.count(b"\n-")
-    return added, removed, binary
+@dataclass(frozen=True, slots=True)
+class _Section:
+    """One file's section of git's patch (two for a type change), as counted while reading."""
+
+    start: int
+    end: int
+    """Where the section starts and ends in the output."""
+    added: int
+    removed: int
+    body_lines: int
+    """Hunk headers and lines."""
+    binary: bool
+    """git said "Binary files … differ"."""
+
+
+_NO_NEWLINE = b"\n\\ No newline at end of file"
+"""The one line of a hunk that is none of its lines. (Searched for whole: two bytes, `\n\\`,
+take twice as long to find in 100 MB.)"""
 
 
 def _status(field_: str) -> Status:
@@ -372,24 +413,96 @@ def _status(field_: str) -> Status:
         raise BrokenDiff(f"unknown file status '{visible(field_)}' in git diff output") from None
 
 
-class _Reader:
-    """Reads the NUL-separated raw records at the start of git's output."""
+class _Output:
+    """git's output a diff was read from: in memory when small; else the temporary file git wrote
+    it to, which the diff's files read their parts back from (the file has no name, and is
+    closed when the last of them is gone). Also where the hunks of its files are kept parsed."""
 
-    def __init__(self, data: bytes) -> None:
-        self.data = data
+    def __init__(self, output: bytes | BinaryIO) -> None:
+        self._data: bytes | None = None
+        self._fd = -1
+        self._closing: weakref.finalize[[], _Output] | None = None
+        if isinstance(output, bytes):
+            self._data = output
+        elif os.fstat(output.fileno()).st_size <= IN_MEMORY_BYTES:
+            with output:
+                self._data = output.read()
+        else:
+            self._fd = output.fileno()
+            self._closing = weakref.finalize(self, output.close)
+        self.size = len(self._data) if self._data is not None else os.fstat(self._fd).st_size
+        self.parsed: RecentlyUsed[tuple[tuple[int, int], ...], list[Hunk]] = RecentlyUsed(
+            PARSED_LINES, PARSED_FILES, lambda hunks: sum(1 + len(hunk.lines) for hunk in hunks)
+        )
+
+    def read(self, start: int, end: int) -> bytes:
+        """The bytes from `start` to `end` (fewer at the end of the output)."""
+        if self._data is not None:
+            return self._data[start:end]
+        parts: list[bytes] = []
+        while start < end:
+            # pread leaves the file's position alone: threads may read at the same time
+            part = os.pread(self._fd, end - start, start)
+            if not part:
+                break
+            parts.append(part)
+            start += len(part)
+        return b"".join(parts)
+
+    def close(self) -> None:
+        if self._closing is not None:
+            self._closing()
+
+
+class _Reader:
+    """Reads git's output from its start, a chunk at a time: the NUL-separated raw records, then
+    each file's section of the patch. Only what is not yet read of a chunk and the section being
+    read are held, never the whole output."""
+
+    def __init__(self, output: _Output) -> None:
+        self.output = output
+        self.data = bytearray()
+        self.base = 0
+        """Where `data` starts in the output."""
         self.pos = 0
+        """Where reading is in `data`."""
+        self.in_section = False
+        """Whether `data` starts with a section of the patch (see `start_patch`)."""
+
+    def more(self) -> bool:
+        """Read the next chunk onto `data`; False at the end of the output."""
+        end = self.base + len(self.data)
+        chunk = self.output.read(end, end + _CHUNK)
+        self.data += chunk
+        return bool(chunk)
+
+    def has(self, count: int) -> bool:
+        """Whether `count` bytes from `pos` on are in `data`, reading on for them."""
+        while len(self.data) - self.pos < count:
+            if not self.more():
+                return False
+        return True
+
+    def forget(self, index: int) -> None:
+        """Let go of `data` before `index`."""
+        del self.data[:index]
+        self.base += index
+        self.pos -= index
 
     def field(self) -> bytes:
         end = self.data.find(b"\0", self.pos)
-        if end < 0:
-            raise BrokenDiff("git diff output ends in the middle of a record")
-        value = self.data[self.pos : end]
+        while end < 0:
+            searched = len(self.data)
+            if not self.more():
+                raise BrokenDiff("git diff output ends in the middle of a record")
+            end = self.data.find(b"\0", searched)
+        value = bytes(self.data[self.pos : end])
         self.pos = end + 1
         return value
 
     def raw_records(self) -> list[tuple[tuple[str, str, str, str, str], tuple[str, ...]]]:
         records: list[tuple[tuple[str, str, str, str, str], tuple[str, ...]]] = []
-        while self.data.startswith(b":", self.pos):
+        while self.has(1) and self.data.startswith(b":", self.pos):
             meta = self.field()[1:].decode("ascii", "replace").split(" ")
             if len(meta) != 5:
                 raise BrokenDiff("git diff output has a malformed file record")
@@ -399,3 +512,59 @@ class _Reader:
             old_mode, new_mode, old_blob, new_blob, status = meta
             records.append(((old_mode, new_mode, old_blob, new_blob, status), tuple(os.fsdecode(p) for p in paths)))
         return records
+
+    def rest_is_blank(self) -> bool:
+        """Whether nothing but NULs and newlines is left."""
+        self.forget(self.pos)
+        while not self.data.strip(b"\0\n"):
+            self.forget(len(self.data))
+            if not self.more():
+                return True
+        return False
+
+    def start_patch(self) -> None:
+        """Go to the first section of the patch, past the raw records and the NUL after them;
+        from then on `data` starts where the next section does."""
+        self.has(1 + _LONGEST_START)
+        self.forget(min(self.pos + 1, len(self.data)))
+        start = 0 if self.data.startswith(_SECTION_HEADS) else self._next_start(0)
+        self.forget(len(self.data) if start is None else start)
+        self.in_section = start is not None
+
+    def section(self, digest: hashlib._Hash) -> _Section | None:
+        """The next section, counted, its bytes given to `digest`; None after the last one."""
+        if not self.in_section:
+            return None
+        end = self._next_start(1)
+        self.in_section = end is not None
+        end = len(self.data) if end is None else end
+        data = self.data
+        with memoryview(data) as view:
+            digest.update(view[:end])
+        first_hunk = data.find(b"\n@@ ", 0, end)  # as `hunk_text` finds it
+        if first_hunk >= 0:
+            start = first_hunk + 1
+            lines = data.count(b"\n", start, end) + (data[end - 1] != ord("\n")) - data.count(_NO_NEWLINE, start, end)
+            found = _Section(
+                self.base,
+                self.base + end,
+                added=data.count(b"\n+", start, end),
+                removed=data.count(b"\n-", start, end),
+                body_lines=lines,
+                binary=False,
+            )
+        else:
+            binary = data.find(b"\nBinary files ", 0, end) >= 0
+            found = _Section(self.base, self.base + end, added=0, removed=0, body_lines=0, binary=binary)
+        self.forget(end)
+        return found
+
+    def _next_start(self, searched: int) -> int | None:
+        """Where in `data` the next section starts, from `searched` on, reading on for it; None
+        when none does before the end of the output."""
+        while (match := _SECTION_START.search(self.data, searched)) is None:
+            # a start cut by the chunk's end is found whole in the next search
+            searched = max(searched, len(self.data) - _LONGEST_START)
+            if not self.more():
+                return None
+        return match.start() + 1

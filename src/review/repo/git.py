@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from review.errors import BadRevision, GitFailed, NotARepository
 
@@ -55,10 +56,29 @@ def run_git(
         GitFailed: git is missing or exited with a status not in `ok`; the message is git's
             own first error line.
     """
+    with run_git_into_file(cwd, *args, input=input, env=env, ok=ok) as out:
+        return out.read()
+
+
+def run_git_into_file(
+    cwd: Path | str,
+    *args: str,
+    input: bytes | None = None,
+    env: dict[str, str] | None = None,
+    ok: Sequence[int] = (0,),
+) -> BinaryIO:
+    """Run git in `cwd` with its standard output in a temporary file that has no name (it is
+    gone once closed, or when the program ends), returned open at its start; the caller closes
+    it. A huge diff can then be read back a part at a time rather than held in memory whole.
+
+    Raises:
+        GitFailed: as `run_git`; the file is closed.
+    """
     full_env = {**os.environ, **_GIT_ENV, **(env or {})}
     # git writes to a file, not a pipe: reading a pipe needs the GIL for every chunk, and while
     # the UI thread holds it a large diff would trickle out of git many times slower.
-    with tempfile.TemporaryFile() as out:
+    out = tempfile.TemporaryFile()  # noqa: SIM115 (returned open, closed here on failure)
+    try:
         try:
             proc = subprocess.run(
                 ["git", *args], cwd=cwd, input=input, stdout=out, stderr=subprocess.PIPE, env=full_env
@@ -70,7 +90,10 @@ def run_git(
         if proc.returncode not in ok:
             raise GitFailed(_first_error_line(proc.stderr) or f"git {args[0]} exited with {proc.returncode}")
         out.seek(0)
-        return out.read()
+    except BaseException:
+        out.close()
+        raise
+    return out
 
 
 def _first_error_line(stderr: bytes) -> str:
@@ -294,6 +317,25 @@ def diff_output(
     `old` is a commit or tree; `new` a commit, or None for the working tree (or for the index
     when `cached`). With `untracked`, files git does not track yet appear as added files.
     """
+    with diff_file(
+        worktree, old, new, cached=cached, untracked=untracked, paths=paths, context=context, patch=patch
+    ) as out:
+        return out.read()
+
+
+def diff_file(
+    worktree: Worktree,
+    old: str,
+    new: str | None = None,
+    *,
+    cached: bool = False,
+    untracked: bool = False,
+    paths: Sequence[str] = (),
+    context: int | None = None,
+    patch: bool = True,
+) -> BinaryIO:
+    """`diff_output` in a temporary file of its own (see `run_git_into_file`), open at its start;
+    the caller closes it."""
     args = [*_DIFF_CONFIG, "diff", "--raw", *(["--patch"] if patch else []), "-z", *DIFF_OPTIONS]
     if context is not None:
         args.append(f"--unified={context}")
@@ -305,12 +347,12 @@ def diff_output(
     args.append("--")
     args.extend(paths)
     if not untracked:
-        return run_git(worktree.root, *args)
+        return run_git_into_file(worktree.root, *args)
     # for some paths, only theirs: listing every untracked file (thousands, say) would make
     # reading one file as slow as reading the whole diff
     new_files = untracked_files(worktree, paths)
     if not new_files:
-        return run_git(worktree.root, *args)
+        return run_git_into_file(worktree.root, *args)
     # In a copy of the index the untracked files are marked intent-to-add, so that the diff
     # against the working tree shows them as new files.
     with _index_copy(worktree) as env:
@@ -323,7 +365,7 @@ def diff_output(
             input=b"\0".join(new_files) + b"\0",
             env=env,
         )
-        return run_git(worktree.root, *args, env=env)
+        return run_git_into_file(worktree.root, *args, env=env)
 
 
 @contextmanager

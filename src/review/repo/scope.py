@@ -125,8 +125,9 @@ def load(worktree: Worktree, scope: Scope = Scope(), since: Since | None = None)
 
 
 def read(worktree: Worktree, sides: Sides) -> Diff:
-    """The diff between two resolved sides."""
-    output = git.diff_output(worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked)
+    """The diff between two resolved sides. A large one stays in git's temporary file, read back
+    a file at a time (see `parse`)."""
+    output = git.diff_file(worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked)
     diff = parse(output)
     _mark_moved_binaries(worktree, sides, diff)
     _measure_binaries(worktree, diff)
