@@ -11,6 +11,7 @@ from conftest import Repo
 from review.repo import git, scope
 from review.repo.diff import Diff
 from review.repo.scope import Scope
+from review.tui import layout as layout_module
 from review.tui.layout import Layout, Place, RowKind
 from synthetic import generate
 
@@ -188,3 +189,23 @@ def test_a_place_whose_code_is_gone_goes_to_the_nearest_line(project: Repo) -> N
     project.write("src/app.py", "".join(f"line {n}\n" if n != 12 else "rewritten\n" for n in range(1, 21)))
     after = Layout(load(project))
     assert after.place(after.find(place) or 0).new == 12
+
+
+def test_only_the_rows_of_the_files_used_last_are_kept_and_a_file_is_built_again_the_same(
+    project: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(layout_module, "KEPT_ROWS", 0)
+    monkeypatch.setattr(layout_module, "KEPT_FILES", 2)
+    for n in range(5):
+        # wide characters: the estimate from the patch bytes is off until a file is built
+        project.write(f"wide{n}.txt", "字" * 60 + f"\n{n}\n")
+    layout = Layout(load(project), width=80, wrap=True)
+    estimate = layout.total
+    built = [layout.rows_of(index) for index in range(5)]
+    exact = layout.total
+    assert exact != estimate
+    assert layout.rows_of(4) is built[4]  # kept
+    again = layout.rows_of(0)
+    assert again is not built[0] and again == built[0]
+    assert layout.total == exact  # counts once built are kept: no estimate again
+    assert [layout.row(layout.file_start(index)).file for index in range(5)] == [0, 1, 2, 3, 4]

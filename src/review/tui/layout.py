@@ -3,7 +3,9 @@
 The whole diff is one flat run of rows, so the view scrolls and jumps by row index at the same cost
 anywhere in it. A file's rows are built, and its hunks parsed, only when one of them is needed;
 until then its row count comes from a scan of its patch bytes, which is exact unless long lines
-wrap (then it is an estimate, corrected when the file is built).
+wrap (then it is an estimate, corrected when the file is built). The rows of the files used last
+are kept (`KEPT_ROWS`); a file's count, once built, is kept for good, so that the total and the
+scrollbar never go back to an estimate.
 """
 
 from __future__ import annotations
@@ -19,12 +21,18 @@ from rich.cells import cell_len
 
 from review.errors import BrokenDiff
 from review.repo.diff import Diff, FileDiff, Hunk, Line, hunk_text
+from review.repo.recently_used import RecentlyUsed
 from review.repo.text import visible
 from review.repo.words import pair_lines
 from review.state.model import Comment
 from review.state.notes import WHOLE_CHANGE
 
 TAB_SIZE = 4
+
+KEPT_ROWS = 20_000
+"""The rows of the files used last are kept up to this many in all (about 2 MB)..."""
+KEPT_FILES = 32
+"""...and those of this many files whatever their size: a screen and where the next keys lead."""
 
 
 class RowKind(IntEnum):
@@ -143,7 +151,7 @@ class Layout:
         """Paths shown as their header only."""
         self.expanded = expanded
         """Paths of large files and submodules the reviewer asked to see in full."""
-        self._rows: dict[int, list[Row]] = {}
+        self._rows: RecentlyUsed[int, list[Row]] = RecentlyUsed(KEPT_ROWS, KEPT_FILES, len)
         self.widest = 0
         """Display width of the longest line of the files built so far."""
         self.errors: dict[int, str] = {}
@@ -174,7 +182,7 @@ class Layout:
     def shows_body(self, index: int) -> bool:
         """Whether the file's hunks are shown rather than a header or a one-line note."""
         file = self.diff.files[index]
-        if file.path in self.folded or file.binary or not _has_hunks(file):
+        if file.path in self.folded or file.binary or not file.has_hunks:
             return False
         if (file.large or file.submodule) and file.path not in self.expanded:
             return False
@@ -209,11 +217,11 @@ class Layout:
         return rows[min(index - self._starts[file], len(rows) - 1)]
 
     def rows_of(self, index: int) -> list[Row]:
-        """Every row of one file, built on first use."""
+        """Every row of one file, built when not kept."""
         rows = self._rows.get(index)
         if rows is None:
             rows = self._build(index)
-            self._rows[index] = rows
+            self._rows.put(index, rows)
             if len(rows) != self._counts[index]:
                 self._counts[index] = len(rows)
                 self._recount()
@@ -515,13 +523,14 @@ class Layout:
             for file in range(len(self._counts))
             if self.shows_body(file) and (prefilter is None or prefilter.search(self.diff.files[file].patch))
         ]
-        by_file = [(file, self.rows_of(file)) for file in files]
-        return [
-            self._starts[file] + offset
-            for file, rows in by_file
-            for offset, row in enumerate(rows)
+        # a file at a time, while its hunks are kept parsed; the row numbers once all are built
+        found = [
+            (file, offset)
+            for file in files
+            for offset, row in enumerate(self.rows_of(file))
             if self._matches(row, pattern)
         ]
+        return [self._starts[file] + offset for file, offset in found]
 
     def _matches(self, row: Row, pattern: re.Pattern[str]) -> bool:
         # a wrapped line matches once, on its first row
@@ -575,10 +584,6 @@ def _bytes_pattern(pattern: re.Pattern[str]) -> re.Pattern[bytes] | None:
     if not pattern.pattern.isascii():
         return None
     return re.compile(pattern.pattern.encode("ascii"), pattern.flags & re.IGNORECASE)
-
-
-def _has_hunks(file: FileDiff) -> bool:
-    return file.body_lines > 0  # counted once a file, where slicing its patch would cost every layout
 
 
 _CHANGE_BLOCK = re.compile(rb"(-+)(\+*)")

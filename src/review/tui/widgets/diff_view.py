@@ -179,9 +179,12 @@ class DiffView(ScrollView, can_focus=True):
         self.empty_message = "Loading the diff…"
         self._syntax_theme = syntax_theme
         self._generation = 0
-        self._strips: LRUCache[tuple[object, ...], Strip] = LRUCache(4096)
-        self._colours: LRUCache[ColourKey, HunkColours] = LRUCache(2048)
-        self._words: LRUCache[tuple[int, int, int], WordChanges] = LRUCache(2048)
+        # Sized for a dozen screens and where the next keys lead (a prefetch colours about a dozen
+        # chunks): paging through a whole diff then holds a few MB, not the colours of every
+        # line seen (800 bytes a line) or the hunks the word changes point to.
+        self._strips: LRUCache[tuple[object, ...], Strip] = LRUCache(512)
+        self._colours: LRUCache[ColourKey, HunkColours] = LRUCache(64)
+        self._words: LRUCache[tuple[int, int, int], WordChanges] = LRUCache(64)
         self._pending: set[ColourKey] = set()
         self._queue: list[tuple[ColourKey, str, list[Line], int]] = []
         self._queue_lock = threading.Lock()
