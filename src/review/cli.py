@@ -11,14 +11,13 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import wait
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from review import __version__
 from review.errors import ReviewError
-from review.repo.git import Worktree
-from review.repo.scope import Scope, Since
+from review.repo.scope import Scope
 from review.state.model import AGENTS, HARNESSES, SEVERITIES, Verdict
 
 if TYPE_CHECKING:
@@ -91,40 +90,23 @@ def _open_review(argv: Sequence[str]) -> int:
     args = _review_parser().parse_args(argv)
 
     from review.config import load_config
-    from review.repo import git, scope
-    from review.state import comments
-    from review.state.store import Store
+    from review.repo import git
+    from review.state.opening import FIRST_SCREEN_WAIT, read_apart
 
     worktree = git.find_worktree(args.path)
     chosen = Scope(staged=args.staged, base=args.base, range=args.range, since_review=args.since_review)
     config = load_config()
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        # git resolves the scope and reads the diff, and the comments are found in it, while
-        # Textual is imported: the first screen waits only for the slower of the two.
-        resolving = pool.submit(scope.resolve, worktree, chosen, _last_sent(worktree) if chosen.since_review else None)
-        reading = pool.submit(lambda: scope.read(worktree, resolving.result()))
-        anchoring = pool.submit(
-            lambda: comments.reanchor_on(Store(worktree.root), worktree, resolving.result().old, reading.result())
-        )
-        from review.agents.viewer import shown_in_pane
-        from review.tui.app import make_app
-        from review.tui.screens.review_screen import FIRST_SCREEN_WAIT
+    # A bad revision is one line here, before the screen is taken over; the diff is read, and
+    # the comments found in it, while Textual is imported.
+    first = read_apart(worktree, chosen)
+    from review.agents.viewer import shown_in_pane
+    from review.tui.app import make_app
 
-        # A bad revision is one line here, before the screen is taken over.
-        sides = resolving.result()
-        # the comments are found once the diff is read
-        wait([anchoring], timeout=FIRST_SCREEN_WAIT)
-        # In tmux, the pane is marked as this worktree's viewer: `review request --open` finds it.
-        with shown_in_pane(worktree.root):
-            make_app(worktree, chosen, config, first=(sides, reading, anchoring)).run()
+    wait([first[2]], timeout=FIRST_SCREEN_WAIT)  # the comments are found once the diff is read
+    # In tmux, the pane is marked as this worktree's viewer: `review request --open` finds it.
+    with shown_in_pane(worktree.root):
+        make_app(worktree, chosen, config, first=first).run()
     return 0
-
-
-def _last_sent(worktree: Worktree) -> Since | None:
-    from review.state.rounds import last_sent
-    from review.state.store import Store
-
-    return last_sent(Store(worktree.root))
 
 
 def _repository_parser(verb: str, description: str) -> argparse.ArgumentParser:

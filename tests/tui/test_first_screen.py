@@ -10,8 +10,9 @@ from rich.segment import Segment
 from conftest import Repo
 from review.repo import git
 from review.repo.scope import Scope
+from review.state.opening import read_apart
 from review.tui.app import make_app
-from review.tui.screens.review_screen import ReviewScreen, read_apart
+from review.tui.screens.review_screen import ReviewScreen
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.review_header import ReviewHeader
 

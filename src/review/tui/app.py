@@ -23,7 +23,8 @@ from review.errors import BadConfig, ReviewError
 from review.repo import git
 from review.repo.git import Worktree
 from review.repo.scope import Scope
-from review.tui.screens.review_screen import FIRST_SCREEN_WAIT, FirstDiff, ReviewScreen, read_apart
+from review.state.opening import FIRST_SCREEN_WAIT, FirstDiff, read_apart
+from review.tui.screens.review_screen import ReviewScreen
 
 if TYPE_CHECKING:
     # The overview's modules are imported only by an app that has one: `review PATH` starts

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import functools
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, cast
@@ -29,6 +27,7 @@ from review.repo.text import visible
 from review.state import comments, notes, rounds
 from review.state.comments import Where
 from review.state.model import Comment, CommentStatus, Review, Round, Severity, Side, Verdict
+from review.state.opening import FirstDiff
 from review.state.store import FOLDER, Store
 from review.tui.saving import RETRY_SECONDS, Change, Saving
 from review.tui.widgets.diff_view import DiffView
@@ -71,37 +70,8 @@ def _matters(change: FileChange, path: str) -> bool:
     return not (set(parts) & _QUIET_PARTS) and not path.endswith(".lock")
 
 
-FirstDiff = tuple[Sides, "Future[Diff]", "Future[Review]"]
-"""The sides, and the diff and the review being read while the app starts."""
-
 Read = tuple[Sides, Diff, Review | None, str | None]
 """A diff read with its review, or with the reason the review cannot be read."""
-
-
-FIRST_SCREEN_WAIT = 1.0
-"""Seconds a new review screen waits for its diff: it is drawn once, whole, when the reading is
-done; a reading that takes longer shows the screen first, and the diff when it comes."""
-
-
-def read_apart(worktree: Worktree, chosen: Scope) -> FirstDiff:
-    """Start reading the diff of `chosen` and its review in a thread of its own; resolving the
-    scope raises ReviewError here."""
-    since = rounds.last_sent(Store(worktree.root)) if chosen.since_review else None
-    sides = scope.resolve(worktree, chosen, since)
-    reading: Future[Diff] = Future()
-    anchoring: Future[Review] = Future()
-
-    def read() -> None:
-        try:
-            reading.set_result(scope.read(worktree, sides))
-            anchoring.set_result(comments.reanchor_on(Store(worktree.root), worktree, sides.old, reading.result()))
-        except ReviewError as error:
-            for future in (reading, anchoring):
-                if not future.done():
-                    future.set_exception(error)
-
-    threading.Thread(target=read, name="review-read", daemon=True).start()
-    return sides, reading, anchoring
 
 
 def _read_first(first: FirstDiff) -> Read:
