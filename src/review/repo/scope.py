@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from bisect import bisect
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -173,16 +173,7 @@ def _measure_binaries(worktree: Worktree, diff: Diff) -> None:
 def load_file(worktree: Worktree, sides: Sides, file: FileDiff, context: int) -> FileDiff:
     """`file` again with `context` lines around each change (the same file, fresh from git)."""
     paths = [file.path] if file.old_path is None else [file.old_path, file.path]
-    output = git.diff_output(
-        worktree,
-        sides.old,
-        sides.new,
-        cached=sides.cached,
-        untracked=sides.untracked,
-        paths=paths,
-        context=context,
-    )
-    for candidate in parse(output).files:
+    for candidate in parse(_diff_output(worktree, sides, paths=paths, context=context)).files:
         if candidate.path == file.path:
             return candidate
     return file
@@ -288,16 +279,7 @@ def _read_paths(worktree: Worktree, sides: Sides, paths: list[str], context: Map
         by_context.setdefault(context.get(path), []).append(path)
     files: list[FileDiff] = []
     for lines, group in by_context.items():
-        output = git.diff_output(
-            worktree,
-            sides.old,
-            sides.new,
-            cached=sides.cached,
-            untracked=sides.untracked,
-            paths=group,
-            context=lines,
-        )
-        files.extend(parse(output).files)
+        files.extend(parse(_diff_output(worktree, sides, paths=group, context=lines)).files)
     _measure_binaries(worktree, Diff(files=files, size=0))
     return files
 
@@ -320,7 +302,20 @@ def _order(file: FileDiff) -> bytes:
 
 def renamed(worktree: Worktree, sides: Sides) -> dict[str, str]:
     """Old path → new path of the files renamed between the sides, read without the patch."""
-    output = git.diff_output(
-        worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked, patch=False
+    return renames(_diff_output(worktree, sides, patch=False))
+
+
+def _diff_output(
+    worktree: Worktree, sides: Sides, *, paths: Sequence[str] = (), context: int | None = None, patch: bool = True
+) -> bytes:
+    """`git.diff_output` between the two sides."""
+    return git.diff_output(
+        worktree,
+        sides.old,
+        sides.new,
+        cached=sides.cached,
+        untracked=sides.untracked,
+        paths=paths,
+        context=context,
+        patch=patch,
     )
-    return renames(output)
