@@ -162,3 +162,12 @@ def overview() -> Iterator[Callable[[Path], Overview]]:
     yield open_
     for made in opened:
         made.close()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Every test in tests/hardening is a hardening test, so `pytest -m hardening` runs them alone.
+    # (A conftest.py of its own there would shadow this one's name, `conftest`, for its modules.)
+    hardening = Path(__file__).parent / "hardening"
+    for item in items:
+        if hardening in Path(item.path).parents:
+            item.add_marker(pytest.mark.hardening)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NoReturn
 from review import __version__
 from review.errors import ReviewError
 from review.repo.scope import Scope
+from review.repo.text import visible
 from review.state.model import AGENTS, HARNESSES, SEVERITIES, Verdict
 
 if TYPE_CHECKING:
@@ -627,7 +628,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return verb(argv[1:])
         return _open_review(argv)
     except ReviewError as error:
-        print(f"review: {error}", file=sys.stderr)
+        _say(str(error))
         return 1
     except KeyboardInterrupt:
         return 130
@@ -636,11 +637,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except OSError as error:
-        print(f"review: {error.strerror or error}: {error.filename or ''}".rstrip(": "), file=sys.stderr)
+        _say(f"{error.strerror or error}: {error.filename or ''}".rstrip(": "))
         return 1
     except Exception as error:
         # A bug: still one line for the user, the traceback only when asked for.
         if os.environ.get("REVIEW_DEBUG"):
             raise
-        print(f"review: internal error: {type(error).__name__}: {error} (REVIEW_DEBUG=1 shows where)", file=sys.stderr)
+        _say(f"internal error: {type(error).__name__}: {error} (REVIEW_DEBUG=1 shows where)")
         return 1
+
+
+def _say(problem: str) -> None:
+    # An error quotes paths, revisions and text from the repository, which may hold escapes.
+    print(f"review: {visible(problem)}", file=sys.stderr)

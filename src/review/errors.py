@@ -49,6 +49,12 @@ class UnwritableReview(CannotWrite):
     """The review folder or file cannot be written."""
 
 
+class UnsafeReview(UnreadableReview, UnwritableReview):
+    """The review folder, or a file in it, is a symbolic link or not a plain file or folder: a
+    repository can commit `.review` as a link to anywhere, so review neither reads nor writes
+    through one."""
+
+
 class CommentError(ReviewError):
     """A change to a comment that its state does not allow."""
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
-from review.state.files import replace_atomically
+from review.errors import ReviewError
+from review.state.files import read_own, replace_atomically
 from review.state.model import now, seconds
 from review.state.store import FOLDER, Store
 
@@ -61,7 +62,7 @@ def read(root: Path) -> AgentState | None:
     """The state last recorded for the worktree at `root`; None when there is none or it is
     unreadable (a report that cannot be read says nothing)."""
     try:
-        data = json.loads((root / FOLDER / FILE).read_text(encoding="utf-8"))
+        data = json.loads(read_own(root / FOLDER / FILE).decode("utf-8"))
         state = data["state"]
         if state not in STATES:
             return None
@@ -73,5 +74,5 @@ def read(root: Path) -> AgentState | None:
             event=str(data.get("event", "")),
             session_id=session if isinstance(session, str) and session else None,
         )
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ReviewError, ValueError, KeyError, TypeError):
         return None

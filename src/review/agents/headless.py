@@ -20,6 +20,7 @@ The output of each run is appended to `.review/headless.log`.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -28,7 +29,9 @@ from pathlib import Path
 from review import command
 from review.agents import activity as agent
 from review.agents import pointer
+from review.errors import ReviewError
 from review.state import news
+from review.state.files import open_own
 from review.state.store import FOLDER, Store
 
 RESUMABLE = ("claude", "codex")
@@ -91,7 +94,7 @@ class Headless:
         argv[0] = program
         try:
             store.make_folder()
-            with (path / FOLDER / LOG).open("ab") as log:
+            with os.fdopen(open_own(path / FOLDER / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab") as log:
                 self._running[path] = subprocess.Popen(
                     argv,
                     cwd=path,
@@ -103,6 +106,9 @@ class Headless:
         except OSError as error:
             news.withdraw(store, told, state.agent)
             return Resumed(False, f"{state.agent} could not be started: {error.strerror or error}")
+        except ReviewError as error:  # its log cannot be written in the review folder
+            news.withdraw(store, told, state.agent)
+            return Resumed(False, f"{state.agent} could not be started: {error}")
         return Resumed(True, f"resumed {state.agent} session {state.session_id} headless: {line}")
 
     def wait(self) -> None:

@@ -1,16 +1,101 @@
-"""Files that several processes share: an exclusive lock, and writes a reader never sees half done."""
+"""Files that several processes share: an exclusive lock, writes a reader never sees half done, and
+reads and writes that never follow a symbolic link out of the review folder.
+
+A repository can commit `.review`, or a file in it, as a symbolic link to anywhere (`~/.ssh`, another
+project). Followed, it would make review write its state there, or read a private file into a
+draft that is then sent to an agent. So the folder must be a real folder and its files real
+files: a link is refused with one line naming it, and nothing is read or written through it.
+"""
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import secrets
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from review.errors import CannotWrite, ReviewLocked, UnwritableReview
+from review.errors import CannotWrite, ReviewLocked, UnreadableReview, UnsafeReview, UnwritableReview
+
+_NO_LINK = os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def own_folder(folder: Path) -> None:
+    """Check that `folder`, if it is there, is a real folder and not a symbolic link.
+
+    Raises:
+        UnsafeReview: it is a link, or not a folder.
+        UnreadableReview: it cannot be looked at.
+    """
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise UnreadableReview(f"cannot look at {folder}: {error.strerror}") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise UnsafeReview(_refused(folder, "a symbolic link"))
+    if not stat.S_ISDIR(info.st_mode):
+        raise UnsafeReview(_refused(folder, "not a folder"))
+
+
+def read_own(path: Path) -> bytes:
+    """The bytes of a file in a review folder, read only if both are real (no symbolic link,
+    and a plain file: a FIFO would block the reader for good).
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        UnsafeReview: the folder or the file is a link, or the file is not a plain file.
+        UnreadableReview: it cannot be read.
+    """
+    own_folder(path.parent)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _NO_LINK)
+    except FileNotFoundError:
+        raise
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise UnsafeReview(_refused(path, "a symbolic link")) from None
+        raise UnreadableReview(f"{path} cannot be read: {error.strerror}") from None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafeReview(_refused(path, "not a plain file"))
+        try:
+            return file.read()
+        except OSError as error:
+            raise UnreadableReview(f"{path} cannot be read: {error.strerror}") from None
+
+
+def open_own(path: Path, flags: int) -> int:
+    """`os.open` of a file in a review folder, refusing a symbolic link at its place.
+
+    Raises:
+        UnsafeReview: the folder or the file is a symbolic link.
+        UnwritableReview: it cannot be opened.
+    """
+    own_folder(path.parent)
+    try:
+        return os.open(path, flags | _NO_LINK, 0o666)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise UnsafeReview(_refused(path, "a symbolic link")) from None
+        raise UnwritableReview(f"cannot open {path}: {error.strerror}") from None
+
+
+def _refused(path: Path, what: str) -> str:
+    # Saying where a link points tells the user what the repository was aiming at.
+    try:
+        where = f" (to {os.readlink(path)})" if what == "a symbolic link" else ""
+    except OSError:
+        where = ""
+    return (
+        f"{path} is {what}{where}, which a repository can commit to aim review elsewhere;"
+        " review neither reads nor writes through it: remove it"
+    )
 
 
 @contextmanager
@@ -18,16 +103,14 @@ def locked(path: Path, timeout: float) -> Iterator[None]:
     """Hold an exclusive lock on the file at `path` (made if missing) for the `with` block.
 
     Raises:
+        UnsafeReview: the lock file or its folder is a symbolic link.
         UnwritableReview: the lock file cannot be opened.
         ReviewLocked: another holder kept the lock for `timeout` seconds.
     """
     # flock has no timeout, a thread blocked in it cannot be cancelled and SIGALRM works only
     # in the main thread, so we poll. A flock belongs to an open file description, so two
     # threads of one process exclude each other as two processes do.
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as error:
-        raise UnwritableReview(f"cannot open {path}: {error.strerror}") from None
+    fd = open_own(path, os.O_RDWR | os.O_CREAT)
     try:
         deadline = time.monotonic() + timeout
         pause = 0.001
@@ -63,8 +146,7 @@ def replace_atomically(target: Path, data: bytes) -> None:
 
 
 def _replace(target: Path, data: bytes) -> None:
-    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    fd, temporary = _new_beside(target)
     try:
         with os.fdopen(fd, "wb") as file:
             file.write(data)
@@ -80,3 +162,16 @@ def _replace(target: Path, data: bytes) -> None:
         os.fsync(folder)
     finally:
         os.close(folder)
+
+
+def _new_beside(target: Path) -> tuple[int, Path]:
+    """A new temporary file beside `target`, open for writing, and its path."""
+    # O_EXCL never follows a link at the name: a name already taken, by a leftover or by a link
+    # planted there, is passed over for another.
+    for _ in range(3):
+        temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK, 0o666), temporary
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "every name tried for a temporary file was taken", str(target.parent))

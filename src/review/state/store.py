@@ -10,15 +10,16 @@ never overwritten: the user is told which file and why, and a copy of it is kept
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from review.errors import CannotWrite, UnreadableReview, UnwritableReview
+from review.errors import CannotWrite, ReviewError, UnreadableReview, UnwritableReview
 from review.repo.git import STATE_FOLDER
 from review.state import codec
-from review.state.files import locked, replace_atomically
+from review.state.files import locked, own_folder, read_own, replace_atomically
 from review.state.model import SCHEMA, Review
 
 FOLDER = STATE_FOLDER
@@ -75,13 +76,15 @@ class Store:
         """Create `.review/` with its `.gitignore`, if they are not there yet.
 
         Raises:
+            UnsafeReview: the folder is a symbolic link, or not a folder.
             UnwritableReview: the folder cannot be written.
         """
+        own_folder(self.folder)
         # The .gitignore comes first, so git never sees the state, whatever happens next.
         try:
             self.folder.mkdir(exist_ok=True)
             ignore = self.folder / ".gitignore"
-            if not ignore.exists():
+            if not os.path.lexists(ignore):
                 replace_atomically(ignore, b"*\n")
         except CannotWrite as error:
             raise UnwritableReview(str(error)) from None
@@ -90,13 +93,9 @@ class Store:
 
     def _load(self) -> tuple[Review, bytes | None]:
         try:
-            with open(self.path, "rb") as file:
-                data = file.read()
-                written = os.fstat(file.fileno()).st_mtime
+            data = read_own(self.path)
         except FileNotFoundError:
             return Review(), None
-        except OSError as error:
-            raise UnreadableReview(f"{self.path} cannot be read: {error.strerror}") from None
         try:
             return codec.parse(data), data
         except codec.Newer as newer:
@@ -106,19 +105,22 @@ class Store:
             ) from None
         except codec.Invalid as invalid:
             raise UnreadableReview(
-                f"{self.path} cannot be read ({invalid}); {self._keep_copy(data, written)};"
-                " fix it or remove it to start again"
+                f"{self.path} cannot be read ({invalid}); {self._keep_copy(data)}; fix it or remove it to start again"
             ) from None
 
-    def _keep_copy(self, data: bytes, written: float) -> str:
+    def _keep_copy(self, data: bytes) -> str:
         # One copy per distinct broken content, named after when it was written, so that
         # reading the same broken file again (or from another process) makes no new copy.
         for existing in sorted(self.folder.glob(f"{self.path.name}.broken-*")):
             try:
-                if existing.read_bytes() == data:
+                if read_own(existing) == data:
                     return f"a copy is kept at {existing}"
-            except OSError:
+            except (OSError, ReviewError):
                 continue
+        try:
+            written = os.lstat(self.path).st_mtime
+        except OSError:
+            written = time.time()
         stamp = datetime.fromtimestamp(written, UTC).strftime("%Y%m%dT%H%M%S")
         copy = self.folder / f"{self.path.name}.broken-{stamp}"
         number = 2

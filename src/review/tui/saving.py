@@ -19,7 +19,7 @@ from pathlib import Path
 from textual.dom import DOMNode
 
 from review.errors import CannotWrite, ReviewError, ReviewLocked, UnreadableReview
-from review.state.files import replace_atomically
+from review.state.files import read_own, replace_atomically
 from review.state.model import Review, now
 from review.state.store import Store
 
@@ -229,6 +229,6 @@ class Saving:
 
     def _read_earlier(self) -> str:
         try:
-            return self.file.read_text(encoding="utf-8", errors="replace").rstrip() + "\n"
-        except OSError:
+            return read_own(self.file).decode("utf-8", errors="replace").rstrip() + "\n"
+        except (OSError, ReviewError):
             return ""
