@@ -1,0 +1,417 @@
+"""Repository states: a worktree in the middle of a rebase, a merge, a cherry-pick or a bisect; a
+shallow clone, a sparse checkout, submodules, a deleted worktree, a bare repository, an awkward
+path, line-ending and file-mode settings, diff attributes, a detached HEAD, an orphan branch and an
+empty repository.
+
+For each, the verbs a reviewer and an agent use run as they do for real: the viewer's reading
+(`read_apart`, what the screen shows), `review status --json`, `review comment`, `review send`
+and `review pending --json`. Each either works, with the right diff, or ends in one clear line
+(`review: ...` on stderr, exit status 1).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import Repo
+from review.cli import main
+from review.repo import git
+from review.repo.diff import Diff, FileDiff, Status
+from review.repo.scope import Scope, Sides
+from review.state.opening import read_apart
+from tmux import review_command
+
+REVIEW = review_command()
+
+
+@dataclass(frozen=True)
+class Done:
+    """What a `review` verb did: its exit status and what it printed."""
+
+    status: int
+    out: str
+    err: str
+
+
+def review(capsys: pytest.CaptureFixture[str], *args: str) -> Done:
+    """Run the `review` command line, here, as the console script runs it."""
+    status = main(list(args))
+    out, err = capsys.readouterr()
+    return Done(status, out, err)
+
+
+def ok(done: Done) -> str:
+    assert (done.status, done.err) == (0, ""), done
+    return done.out
+
+
+def one_line(done: Done) -> str:
+    """The one line of a refusal, checked to be only that: `review: ...`, status 1."""
+    assert done.status == 1, done
+    assert done.err.startswith("review: ") and done.err.count("\n") == 1, done
+    assert "internal error" not in done.err and "Traceback" not in done.err, done
+    return done.err.removeprefix("review: ").rstrip("\n")
+
+
+def viewed(path: Path, chosen: Scope = Scope()) -> tuple[Sides, Diff]:
+    """What the viewer shows of the worktree at `path`: the diff it reads while the screen is
+    made, with every file's hunks parsed as the screen parses them, and the review found in it."""
+    sides, diff, review_read = read_apart(git.find_worktree(path), chosen)
+    found = diff.result(timeout=60)
+    review_read.result(timeout=60)
+    for file in found.files:
+        assert file.hunks is not None
+    return sides, found
+
+
+def files(diff: Diff) -> dict[str, Status]:
+    return {f.path: f.status for f in diff.files}
+
+
+def added_lines(file: FileDiff) -> list[str]:
+    return [line.text for hunk in file.hunks for line in hunk.lines if line.kind == "+"]
+
+
+def row(capsys: pytest.CaptureFixture[str], path: Path, name: str) -> dict[str, Any]:
+    """The row of worktree `name` in `review status --json` run at `path`."""
+    rows = {
+        found["name"]: found for found in json.loads(ok(review(capsys, "status", "--json", str(path))))["worktrees"]
+    }
+    return rows[name]
+
+
+def comment_send_and_read(capsys: pytest.CaptureFixture[str], path: Path, target: str) -> dict[str, Any]:
+    """The reviewer comments on `target` and sends; the agent reads it: its comment, as
+    `review pending --json` gives it."""
+    made = ok(review(capsys, "comment", "-C", str(path), target, "-m", "look here")).strip()
+    assert ok(review(capsys, "send", "-C", str(path), "-m", "one thing")).startswith("Sent review r1: 1 comment")
+    pending = json.loads(ok(review(capsys, "pending", "-C", str(path), "--json")))
+    (comment,) = pending["comments"]
+    assert (comment["id"], comment["body"]) == (made, "look here")
+    return comment
+
+
+# In the middle of an operation, with a conflict.
+
+
+@pytest.fixture
+def diverged(project: Repo) -> Repo:
+    """The agent's branch and main each changed the same line of src/util.py; the agent's is
+    checked out."""
+    project.git("checkout", "--quiet", "-b", "agent")
+    project.write("src/util.py", "def helper():\n    return 2\n")
+    project.commit("two, by the agent")
+    project.git("checkout", "--quiet", "main")
+    project.write("src/util.py", "def helper():\n    return 3\n")
+    project.commit("three, on main")
+    project.git("checkout", "--quiet", "agent")
+    return project
+
+
+def stop_at_conflict(repo: Repo, *args: str) -> None:
+    done = subprocess.run(["git", *args], cwd=repo.root, capture_output=True, check=False)
+    assert done.returncode != 0 and b"CONFLICT" in done.stdout + done.stderr, done
+
+
+MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ")
+
+
+def assert_conflict_shown(diff: Diff) -> None:
+    """The conflicted file is in the diff, its conflict markers lines of the file."""
+    util = diff.file("src/util.py")
+    assert util is not None
+    shown = added_lines(util)
+    for marker in MARKERS:
+        assert any(line.startswith(marker) for line in shown), shown
+    assert "    return 2" in shown
+
+
+@pytest.mark.parametrize(
+    ("operation", "says"),
+    [
+        (("rebase", "main"), "in the middle of a rebase"),
+        (("merge", "main"), "in the middle of a merge"),
+        (("cherry-pick", "main"), "in the middle of a cherry-pick"),
+    ],
+)
+def test_a_conflict_in_the_middle_of_an_operation_shows_its_markers_and_the_loop_works(
+    diverged: Repo, capsys: pytest.CaptureFixture[str], operation: tuple[str, ...], says: str
+) -> None:
+    stop_at_conflict(diverged, *operation)
+    sides, diff = viewed(diverged.root)
+    assert sides.label == "main...working tree"
+    assert_conflict_shown(diff)
+    found = row(capsys, diverged.root, "repo")
+    assert (found["note"], found["problem"], found["files"]) == (says, None, 1)
+    comment = comment_send_and_read(capsys, diverged.root, "src/util.py:2")
+    assert comment["code"][0].startswith("<<<<<<< ")
+
+
+def test_the_staged_scope_of_a_merge_lists_every_unmerged_file(
+    diverged: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # added on both sides, and changed by the agent where main deleted it
+    diverged.write("both.txt", "by the agent\n")
+    diverged.write("README.md", "# kept by the agent\n")
+    diverged.commit("the agent adds a file and edits the README")
+    diverged.git("checkout", "--quiet", "main")
+    diverged.write("both.txt", "on main\n")
+    diverged.git("rm", "--quiet", "README.md")
+    diverged.commit("main adds the same file and deletes the README")
+    diverged.git("checkout", "--quiet", "agent")
+    stop_at_conflict(diverged, "merge", "main")
+    _, staged = viewed(diverged.root, Scope(staged=True))
+    assert files(staged) == {"README.md": Status.UNMERGED, "both.txt": Status.UNMERGED, "src/util.py": Status.UNMERGED}
+    _, everything = viewed(diverged.root)
+    assert_conflict_shown(everything)
+    both = everything.file("both.txt")
+    assert both is not None and any(line.startswith("<<<<<<< ") for line in added_lines(both))
+    comment_send_and_read(capsys, diverged.root, "both.txt:1")
+
+
+def test_a_bisect_reviews_the_commit_it_stopped_at(project: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    project.git("checkout", "--quiet", "-b", "agent")
+    for n in range(4):
+        project.write("src/app.py", f"version {n}\n")
+        project.commit(f"version {n}")
+    project.git("bisect", "start", "HEAD", "main")
+    at = (project.root / "src/app.py").read_text().strip()
+    _, diff = viewed(project.root)
+    app = diff.file("src/app.py")
+    assert app is not None and added_lines(app) == [at]
+    found = row(capsys, project.root, "repo")
+    assert (found["note"], found["problem"]) == ("bisecting", None)
+    assert comment_send_and_read(capsys, project.root, "src/app.py:1")["code"] == [at]
+
+
+# Clones that hold part of the repository.
+
+
+@pytest.mark.parametrize("cone", [True, False])
+def test_a_sparse_checkout_reviews_the_files_outside_it_as_committed(
+    project: Repo, capsys: pytest.CaptureFixture[str], cone: bool
+) -> None:
+    project.write("docs/guide.md", "a guide\n")
+    project.commit("docs")
+    project.git("checkout", "--quiet", "-b", "agent")
+    project.write("docs/guide.md", "a better guide\n")
+    project.commit("the agent edits the docs")
+    if cone:
+        project.git("sparse-checkout", "set", "--cone", "src")
+    else:
+        project.git("sparse-checkout", "set", "--no-cone", "/src/")
+    assert not (project.root / "docs").exists()
+    project.write("src/app.py", "edited in the sparse checkout\n")
+    project.write("src/new.py", "untracked\n")
+    _, diff = viewed(project.root)
+    assert files(diff) == {"docs/guide.md": Status.MODIFIED, "src/app.py": Status.MODIFIED, "src/new.py": Status.ADDED}
+    assert row(capsys, project.root, "repo")["files"] == 3
+    comment_send_and_read(capsys, project.root, "src/new.py:1")
+    # sending took a snapshot without touching the checkout or its index
+    assert not (project.root / "docs").exists()
+    assert project.git("diff", "--cached", "--name-only") == ""
+
+
+@pytest.fixture
+def with_submodules(project: Repo, tmp_path: Path) -> Repo:
+    """The project with a submodule `lib` that has a submodule of its own, `lib/inner`."""
+    inner = Repo(tmp_path / "inner")
+    inner.root.mkdir()
+    inner.git("init", "--quiet")
+    inner.write("inner.txt", "inner\n")
+    inner.commit("inner")
+    lib = Repo(tmp_path / "lib")
+    lib.root.mkdir()
+    lib.git("init", "--quiet")
+    lib.write("lib.txt", "lib\n")
+    lib.git("submodule", "add", "--quiet", str(inner.root), "inner")
+    lib.commit("lib")
+    project.git("submodule", "add", "--quiet", str(lib.root), "lib")
+    project.commit("lib as a submodule")
+    project.git("checkout", "--quiet", "-b", "agent")
+    return project
+
+
+def test_nested_submodules_show_as_their_commits(with_submodules: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = with_submodules
+    repo.git("submodule", "update", "--quiet", "--init", "--recursive")
+    lib = Repo(repo.root / "lib")
+    lib.write("lib.txt", "changed in lib\n")
+    lib.commit("lib moves on")
+    (repo.root / "lib/inner/inner.txt").write_text("changed, not committed\n")
+    repo.write("src/app.py", "the agent's change\n")
+    _, diff = viewed(repo.root)
+    assert files(diff) == {"lib": Status.MODIFIED, "src/app.py": Status.MODIFIED}
+    submodule = diff.file("lib")
+    assert submodule is not None and submodule.submodule
+    assert row(capsys, repo.root, "repo")["files"] == 2
+    comment_send_and_read(capsys, repo.root, "src/app.py:1")
+
+
+def test_an_uninitialised_submodule_is_not_a_change(
+    with_submodules: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clone = Repo(tmp_path / "clone")
+    with_submodules.git("clone", "--quiet", str(with_submodules.root), str(clone.root))
+    assert list((clone.root / "lib").iterdir()) == []
+    clone.write("src/app.py", "the agent's change\n")
+    _, diff = viewed(clone.root)
+    assert files(diff) == {"src/app.py": Status.MODIFIED}
+    # from inside the empty folder, the review is the outer repository's
+    assert viewed(clone.root / "lib")[0] == viewed(clone.root)[0]
+    assert row(capsys, clone.root, "clone")["files"] == 1
+    comment_send_and_read(capsys, clone.root, "src/app.py:1")
+
+
+# Worktrees that are not there, and repositories without one.
+
+
+def test_a_worktree_whose_folder_was_deleted_is_a_row_and_one_line(
+    project: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gone = project.worktree("gone", "agent/gone")
+    shutil.rmtree(gone.root)
+    found = row(capsys, project.root, "gone")
+    assert (found["problem"], found["waits_on"]) == ("its folder is gone; `git worktree prune` forgets it", "nothing")
+    assert one_line(review(capsys, "pending", "-C", str(gone.root))) == f"{gone.root}: no such file or directory"
+    assert one_line(review(capsys, str(gone.root))) == f"{gone.root}: no such file or directory"
+
+
+def test_a_bare_repository_has_no_diff_to_review_but_a_status(
+    project: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bare = tmp_path / "bare.git"
+    project.git("clone", "--quiet", "--bare", str(project.root), str(bare))
+    says = f"{bare} is not inside a working tree (a bare repository or a .git folder)"
+    done = subprocess.run([REVIEW, str(bare)], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", f"review: {says}\n")
+    assert one_line(review(capsys, "pending", "-C", str(bare))) == says
+    assert one_line(review(capsys, "comment", "-C", str(bare), "README.md:1", "-m", "x")) == says
+    found = row(capsys, bare, "bare.git")
+    assert found["problem"] == "bare repository: it has no working tree to review"
+
+
+def test_a_path_with_spaces_and_non_ascii_characters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = Repo(tmp_path / "a folder with spaces" / "ünïcödé ✓ repo")
+    repo.root.mkdir(parents=True)
+    repo.git("init", "--quiet")
+    repo.write("src/app.py", "one\n")
+    repo.commit("initial")
+    repo.git("checkout", "--quiet", "-b", "agent")
+    repo.write("new file ü.txt", "new\n")
+    repo.write("src/app.py", "two\n")
+    sides, diff = viewed(repo.root)
+    assert sides.label == "main...working tree"
+    assert files(diff) == {"new file ü.txt": Status.ADDED, "src/app.py": Status.MODIFIED}
+    assert row(capsys, repo.root, "ünïcödé ✓ repo")["files"] == 2
+    comment = comment_send_and_read(capsys, repo.root, "new file ü.txt:1")
+    assert (comment["path"], comment["code"]) == ("new file ü.txt", ["new"])
+
+
+# Settings that change how git reads the files.
+
+
+@pytest.mark.parametrize("autocrlf", ["true", "input"])
+def test_core_autocrlf_shows_the_lines_without_their_carriage_returns(
+    project: Repo, capsys: pytest.CaptureFixture[str], autocrlf: str
+) -> None:
+    project.git("config", "core.autocrlf", autocrlf)
+    project.write("crlf.txt", b"one\r\ntwo\r\n")
+    project.commit("a CRLF file")
+    project.git("checkout", "--quiet", "-b", "agent")
+    project.write("crlf.txt", b"one\r\nTWO\r\n")
+    project.write("new.txt", b"first\r\nsecond\r\n")
+    _, diff = viewed(project.root)
+    assert files(diff) == {"crlf.txt": Status.MODIFIED, "new.txt": Status.ADDED}
+    crlf, new = diff.file("crlf.txt"), diff.file("new.txt")
+    assert crlf is not None and new is not None
+    assert (added_lines(crlf), added_lines(new)) == (["TWO"], ["first", "second"])
+    assert row(capsys, project.root, "repo")["files"] == 2
+    assert comment_send_and_read(capsys, project.root, "crlf.txt:2")["code"] == ["TWO"]
+
+
+def test_core_filemode_false_hides_modes_in_the_working_tree_but_not_committed_ones(
+    project: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.write("run.sh", "echo run\n")
+    project.write("tool.sh", "echo tool\n")
+    project.commit("scripts")
+    project.git("config", "core.fileMode", "false")
+    project.git("checkout", "--quiet", "-b", "agent")
+    (project.root / "run.sh").chmod(0o755)  # git is told to ignore this
+    project.git("update-index", "--chmod=+x", "tool.sh")  # and records this
+    project.commit("tool.sh is executable")
+    _, diff = viewed(project.root)
+    assert files(diff) == {"tool.sh": Status.MODIFIED}
+    tool = diff.file("tool.sh")
+    assert tool is not None and (tool.old_mode, tool.new_mode, tool.mode_changed) == ("100644", "100755", True)
+    assert row(capsys, project.root, "repo")["files"] == 1
+    comment_send_and_read(capsys, project.root, "tool.sh")
+
+
+def test_diff_drivers_in_gitattributes_never_change_what_is_shown(
+    project: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.write(".gitattributes", "*.up diff=upper\n*.nodiff -diff\n")
+    project.write("hello.up", "hello\n")
+    project.write("data.nodiff", "plain text\n")
+    project.commit("attributes")
+    project.git("config", "diff.upper.textconv", "tr a-z A-Z")
+    # an external diff program would print what it likes in place of git's patch
+    project.git("config", "diff.upper.command", "touch driver-ran; echo garbage")
+    project.git("checkout", "--quiet", "-b", "agent")
+    project.write("hello.up", "hello world\n")
+    project.write("data.nodiff", "other text\n")
+    _, diff = viewed(project.root)
+    assert files(diff) == {"data.nodiff": Status.MODIFIED, "hello.up": Status.MODIFIED}
+    hello, data = diff.file("hello.up"), diff.file("data.nodiff")
+    assert hello is not None and data is not None
+    assert added_lines(hello) == ["hello world"]  # the file's text, not the textconv's
+    assert data.binary and (data.old_size, data.new_size) == (11, 11)
+    assert not (project.root / "driver-ran").exists()
+    assert row(capsys, project.root, "repo")["files"] == 2
+    assert comment_send_and_read(capsys, project.root, "hello.up:1")["code"] == ["hello world"]
+
+
+# Where HEAD points.
+
+
+def test_a_detached_head_is_reviewed_from_where_it_left_main(project: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    project.git("checkout", "--quiet", "-b", "agent")
+    project.write("src/app.py", "committed\n")
+    project.commit("the agent's work")
+    project.git("checkout", "--quiet", "--detach")
+    project.write("src/util.py", "uncommitted\n")
+    sides, diff = viewed(project.root)
+    assert sides.label == "main...working tree"
+    assert files(diff) == {"src/app.py": Status.MODIFIED, "src/util.py": Status.MODIFIED}
+    assert row(capsys, project.root, "repo")["note"] == "detached HEAD"
+    comment_send_and_read(capsys, project.root, "src/util.py:1")
+
+
+def test_an_orphan_branch_shows_everything_as_added(project: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    project.git("checkout", "--quiet", "--orphan", "fresh")
+    project.write("src/app.py", "a fresh start\n")
+    sides, diff = viewed(project.root)
+    assert sides.label == "(no commits)...working tree"
+    assert files(diff) == {"README.md": Status.ADDED, "src/app.py": Status.ADDED, "src/util.py": Status.ADDED}
+    assert row(capsys, project.root, "repo")["problem"] == "no commits yet"
+    assert comment_send_and_read(capsys, project.root, "src/app.py:1")["code"] == ["a fresh start"]
+
+
+def test_an_empty_repository_has_nothing_to_review_until_a_file_is_written(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sides, diff = viewed(repo.root)
+    assert (sides.label, diff.files) == ("(no commits)...working tree", [])
+    assert row(capsys, repo.root, "repo")["problem"] == "no commits yet"
+    repo.write("a.txt", "first\n")
+    assert files(viewed(repo.root)[1]) == {"a.txt": Status.ADDED}
+    assert comment_send_and_read(capsys, repo.root, "a.txt:1")["code"] == ["first"]
