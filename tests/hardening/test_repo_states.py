@@ -284,6 +284,17 @@ def test_a_worktree_whose_folder_was_deleted_is_a_row_and_one_line(
     assert one_line(review(capsys, str(gone.root))) == f"{gone.root}: no such file or directory"
 
 
+@pytest.mark.parametrize("verb", [[], ["pending"], ["status"]])
+def test_a_shell_left_in_a_deleted_worktree_gets_one_clear_line(project: Repo, verb: list[str]) -> None:
+    gone = project.worktree("gone", "agent/gone")
+    script = 'cd "$1" && rm -rf "$1" && shift && exec "$@"'
+    done = subprocess.run(
+        ["sh", "-c", script, "sh", str(gone.root), REVIEW, *verb], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == "review: the current folder was deleted: cd to a folder that exists\n"
+
+
 def test_a_bare_repository_has_no_diff_to_review_but_a_status(
     project: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -153,14 +153,14 @@ def _find(path: Path) -> Worktree:
     """The worktree at `path`, or, for a bare repository, a stand-in that git can run in."""
     try:
         return git.find_worktree(path)
-    except NotARepository:
+    except NotARepository as error:
         # A bare main repository still has linked worktrees to show.
         if not path.is_dir():
             raise
         try:
             common = git.run_git(path, "rev-parse", "--absolute-git-dir").decode().strip()
         except ReviewError:
-            raise NotARepository(f"{path} is not inside a git repository") from None
+            raise error from None  # what is wrong with the path, as the worktree's reading said
         folder = Path(common)
         return Worktree(root=folder, git_dir=folder, common_dir=folder, branch=None, head=None)
 

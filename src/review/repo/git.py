@@ -137,7 +137,12 @@ def find_worktree(path: Path | str = ".") -> Worktree:
         raise NotARepository(f"{path}: no such file or directory")
     if not start.is_dir():
         start = start.parent
-    start = start.resolve()
+    try:
+        start = start.resolve()
+    except FileNotFoundError:
+        # A shell can stay in a folder that was deleted under it (a worktree removed, say):
+        # the folder is there for `stat`, but it has no path to resolve.
+        raise NotARepository("the current folder was deleted: cd to a folder that exists") from None
     try:
         out = run_git(start, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir")
     except GitFailed as error:
