@@ -57,7 +57,9 @@ class Here:
         side: Side = "old" if old else "new"
         lines = self.read(path, side)
         if lines is None and line is not None:
-            raise CommentError(f"{path} has no {side} side: it was {'added' if old else 'deleted'}")
+            other: Side = "new" if old else "old"
+            why = f"it was {'added' if old else 'deleted'}" if self.read(path, other) is not None else "no such file"
+            raise CommentError(f"{path} has no {side} side: {why}")
         return Place(Where(path=path, side=side, line=line, end_line=end), lines, self.sides.old if old else None)
 
 
