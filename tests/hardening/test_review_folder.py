@@ -19,6 +19,7 @@ from review.state.store import Store
 from review.tui.app import make_app
 from review.tui.screens.review_screen import ReviewScreen
 from test_cli import review
+from tmux import Terminal, review_command
 
 SECRET = "the contents of a private file\n"
 
@@ -181,3 +182,26 @@ async def test_the_viewer_does_not_read_unsaved_text_through_a_link(project: Rep
         assert not screen.saving.earlier()
 
     untouched(outside)
+
+
+def test_the_viewer_in_a_terminal_says_why_and_writes_nothing_through_the_link(project: Repo, outside: Path) -> None:
+    # As the reviewer meets it: the diff shows, one message names the link, and a comment typed
+    # and saved goes nowhere near the folder the link points to.
+    committed_link(project, ".review", outside)
+    terminal = Terminal(project.root, width=100, height=30)
+    try:
+        terminal.run(f"{review_command()} {project.root}")
+        terminal.wait_for("src/app.py")
+        terminal.wait_for("symbolic")  # in a toast, where its words may wrap
+        terminal.keys("j", "j", "c")
+        terminal.wait_for("Comment on src/app.py")
+        terminal.literal("a comment that must not leave the worktree")
+        terminal.keys("C-s")
+        terminal.wait_until_gone("Comment on src/app.py")
+        screen = terminal.settled()
+        assert "Traceback" not in screen
+        terminal.keys("q")
+    finally:
+        terminal.close()
+    untouched(outside)
+    assert (project.root / ".review").is_symlink()
