@@ -194,6 +194,30 @@ def test_a_bisect_reviews_the_commit_it_stopped_at(project: Repo, capsys: pytest
 # Clones that hold part of the repository.
 
 
+def test_a_shallow_clone_without_the_branch_point_says_what_it_compares(
+    project: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.git("checkout", "--quiet", "-b", "agent")
+    project.write("src/app.py", "committed by the agent\n")
+    project.commit("the agent's work")
+    project.git("checkout", "--quiet", "main")
+    project.write("README.md", "# main moved on\n")
+    project.commit("main moves on")
+    clone = Repo(tmp_path / "shallow")
+    project.git("clone", "--quiet", "--depth", "1", "--no-single-branch", f"file://{project.root}", str(clone.root))
+    clone.git("checkout", "--quiet", "agent")
+    clone.write("src/util.py", "uncommitted\n")
+    sides, diff = viewed(clone.root)
+    # git cannot find where the branch left main: what is compared says so, and shows the work
+    # it can (rather than "no changes", or main's new commits as the agent's).
+    assert sides.label == "HEAD...working tree (shallow clone: where it left main is not fetched)"
+    assert files(diff) == {"src/util.py": Status.MODIFIED}
+    found = row(capsys, clone.root, "shallow")
+    assert found["note"] == "shallow clone: where it left the default branch is not fetched (`git fetch --unshallow`)"
+    assert (found["problem"], found["files"]) == (None, 1)
+    comment_send_and_read(capsys, clone.root, "src/app.py:1")
+
+
 @pytest.mark.parametrize("cone", [True, False])
 def test_a_sparse_checkout_reviews_the_files_outside_it_as_committed(
     project: Repo, capsys: pytest.CaptureFixture[str], cone: bool

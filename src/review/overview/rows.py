@@ -321,7 +321,11 @@ def _history(row: Row, worktree: Worktree, default: str) -> tuple[str, float | N
     if not behind and not ahead:
         return head, committed  # the same commit
     # Several boundaries (criss-cross merges) or none (unrelated histories): ask git.
-    return git.merge_base(worktree, default, head) or head, committed
+    start = git.merge_base(worktree, default, head)
+    if start is None and git.is_shallow(worktree):
+        missing = "shallow clone: where it left the default branch is not fetched (`git fetch --unshallow`)"
+        row.note = "; ".join(filter(None, (row.note, missing)))
+    return start or head, committed
 
 
 def _count(numstat: bytes) -> tuple[set[str], int, int, int]:

@@ -227,9 +227,17 @@ def resolve_commit(worktree: Worktree, rev: str) -> str:
 
 
 def merge_base(worktree: Worktree, a: str, b: str) -> str | None:
-    """The best common ancestor of two commits; None when their histories are unrelated."""
+    """The best common ancestor of two commits; None when their histories are unrelated, or
+    when the common ancestor is not in a shallow clone (see `is_shallow`)."""
     out = run_git(worktree.root, "merge-base", a, b, ok=(0, 1))
     return out.decode().strip() or None
+
+
+def is_shallow(worktree: Worktree) -> bool:
+    """Whether the repository is a shallow clone: its history stops where the clone cut it, so
+    where a branch left another may not be in it. (git keeps the cut commits in a file of that
+    name; reading it costs no process.)"""
+    return (worktree.common_dir / "shallow").exists()
 
 
 def empty_tree(worktree: Worktree) -> str:

@@ -89,7 +89,11 @@ def resolve(worktree: Worktree, scope: Scope, since: Since | None = None) -> Sid
         raise BadRevision(f"the default branch '{default}' (review.base) is not a commit") from None
     start = git.merge_base(worktree, default_commit, head)
     if start is None:
-        return Sides(head, None, False, True, f"HEAD...{WORKING_TREE}")
+        # Unrelated histories: what the branch did is its last commit's tree. In a shallow clone
+        # the branch point is only missing, and HEAD is the nearest stand-in there is: the label
+        # says so, lest the agent's commits seem to be nothing.
+        missing = f" (shallow clone: where it left {default} is not fetched)" if git.is_shallow(worktree) else ""
+        return Sides(head, None, False, True, f"HEAD...{WORKING_TREE}{missing}")
     return Sides(start, None, False, True, f"{default}...{WORKING_TREE}")
 
 
