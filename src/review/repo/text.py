@@ -11,9 +11,17 @@ import json
 import re
 from typing import Any
 
-# C0 controls except tab (which the view expands), DEL, C1 controls, bidirectional overrides and
-# isolates, and the line and paragraph separators that some terminals treat as newlines.
-_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+# Invisible format characters: bidirectional marks, overrides and isolates (code that reads
+# differently from how it runs), and the zero-width ones (a soft hyphen, zero-width spaces and
+# joiners, word joiners, a byte order mark, Unicode tags that smuggle text to a language model
+# unseen), which hide a difference between two lines or inside a name.
+_INVISIBLE = (
+    "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f"
+)
+
+# C0 controls except tab (which the view expands), DEL, C1 controls, the invisible characters,
+# and the line and paragraph separators that some terminals treat as newlines.
+_UNSAFE = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029{_INVISIBLE}]")
 
 
 def _stand_in(match: re.Match[str]) -> str:
@@ -40,7 +48,7 @@ def visible(text: str) -> str:
 
 # What `json.dumps` leaves as it is although a terminal acts on it (it escapes C0 controls itself),
 # and lone surrogates (undecodable bytes of a file name), which cannot be written as UTF-8.
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+_UNSAFE_IN_JSON = re.compile(f"[\x7f-\x9f\u2028\u2029{_INVISIBLE}\ud800-\udfff]")
 
 
 def inert_json(value: Any) -> str:
@@ -51,7 +59,13 @@ def inert_json(value: Any) -> str:
     """
     text = json.dumps(value, indent=2, ensure_ascii=False)
     # Outside its strings JSON is plain ASCII, so each match is inside a string and may be escaped.
-    return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return _UNSAFE_IN_JSON.sub(_json_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    # A character beyond U+FFFF (a Unicode tag) is written as its UTF-16 surrogate pair, as JSON has it.
+    units = match.group().encode("utf-16-be", "surrogatepass")
+    return "".join(f"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in range(0, len(units), 2))
 
 
 def _has_surrogates(text: str) -> bool:
