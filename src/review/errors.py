@@ -17,6 +17,11 @@ class GitFailed(ReviewError):
     """git itself failed; the message is git's own first error line."""
 
 
+class GitTooOld(ReviewError):
+    """git is older than the oldest version review works with (not a `GitFailed`: no caller
+    may take it for a failure of one command and carry on without what it gives)."""
+
+
 class BrokenDiff(ReviewError):
     """git's diff output could not be understood."""
 

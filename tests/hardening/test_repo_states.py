@@ -22,6 +22,7 @@ import pytest
 
 from conftest import Repo
 from review.cli import main
+from review.errors import GitFailed
 from review.repo import git
 from review.repo.diff import Diff, FileDiff, Status
 from review.repo.scope import Scope, Sides
@@ -452,3 +453,35 @@ def test_an_empty_repository_has_nothing_to_review_until_a_file_is_written(
     repo.write("a.txt", "first\n")
     assert files(viewed(repo.root)[1]) == {"a.txt": Status.ADDED}
     assert comment_send_and_read(capsys, repo.root, "a.txt:1")["code"] == ["first"]
+
+
+# The oldest git.
+
+
+@pytest.mark.parametrize(
+    ("version", "says"),
+    [
+        ("git version 1.8.3.1", "git 1.8.3.1 is too old: review needs git 2.39 or newer"),  # CentOS 7
+        ("git version 2.17.1", "git 2.17.1 is too old: review needs git 2.39 or newer"),  # Ubuntu 18.04
+        ("git version 2.25.1", "git 2.25.1 is too old: review needs git 2.39 or newer"),  # Ubuntu 20.04
+        ("git version 2.34.1\n", "git 2.34.1 is too old: review needs git 2.39 or newer"),  # Ubuntu 22.04
+        ("git version 2.37.1 (Apple Git-137.1)", "git 2.37.1 is too old: review needs git 2.39 or newer"),
+        ("git version 2.38.1.windows.1", "git 2.38.1.windows.1 is too old: review needs git 2.39 or newer"),
+        ("git version 2.39.2", None),  # Debian 12
+        ("git version 2.39.5 (Apple Git-154)", None),
+        ("git version 2.43.0", None),  # Ubuntu 24.04
+        ("git version 2.50.0.rc1.12.gabcdef", None),
+        ("git version 3.0.0", None),
+        ("not git at all", None),
+        ("", None),
+    ],
+)
+def test_a_git_older_than_review_needs_is_named_with_the_version_it_needs(version: str, says: str | None) -> None:
+    assert git.version_problem(version) == says
+
+
+def test_the_git_here_is_new_enough_so_a_failing_command_says_gits_own_error(project: Repo) -> None:
+    here = subprocess.run(["git", "--version"], capture_output=True, text=True, check=True).stdout
+    assert git.version_problem(here) is None
+    with pytest.raises(GitFailed, match=r"^Needed a single revision$"):
+        git.run_git(project.root, "rev-parse", "--verify", "no-such-branch")

@@ -4,16 +4,18 @@ git run with settings that keep its output parseable whatever the user's configu
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import BinaryIO
 
-from review.errors import BadRevision, GitFailed, NotARepository
+from review.errors import BadRevision, GitFailed, GitTooOld, NotARepository
 
 # Read-only commands must not take index.lock: an agent may be committing in the same worktree.
 # Pathspecs are literal so that a file named '*.py' means that file and nothing else.
@@ -88,12 +90,44 @@ def run_git_into_file(
         except NotADirectoryError:
             raise GitFailed(f"{cwd} is not a directory") from None
         if proc.returncode not in ok:
+            # An old git fails on options it does not know yet: say that, not what it said.
+            too_old = _this_git_too_old()
+            if too_old:
+                raise GitTooOld(too_old)
             raise GitFailed(_first_error_line(proc.stderr) or f"git {args[0]} exited with {proc.returncode}")
         out.seek(0)
     except BaseException:
         out.close()
         raise
     return out
+
+
+OLDEST_GIT = (2, 39)
+"""The oldest git review works with. What it needs of git, and since when: `git merge-tree
+--stdin` (2.39) with `--write-tree` (2.38) for the overview's trial merges, `git worktree list
+--porcelain -z` (2.36), `prunable` in that list (2.31), `git add --pathspec-from-file` (2.25)."""
+
+
+def version_problem(version: str) -> str | None:
+    """Why the git that printed `version` (the line of `git --version`) is too old for review,
+    in one line naming both versions; None when it is new enough, or when the line cannot be
+    read (git's own errors then say what is wrong)."""
+    found = re.match(r"git version (\d+)\.(\d+)\S*", version.strip())
+    if found is None or (int(found[1]), int(found[2])) >= OLDEST_GIT:
+        return None
+    oldest = ".".join(map(str, OLDEST_GIT))
+    return f"git {found[0].removeprefix('git version ')} is too old: review needs git {oldest} or newer"
+
+
+@cache
+def _this_git_too_old() -> str | None:
+    """`version_problem` of the git on PATH, asked the first time a git command fails: never
+    while none does, so that it costs the first screen nothing."""
+    try:
+        done = subprocess.run(["git", "--version"], capture_output=True, env={**os.environ, **_GIT_ENV}, check=False)
+    except OSError:
+        return None
+    return version_problem(done.stdout.decode("utf-8", "replace"))
 
 
 def _first_error_line(stderr: bytes) -> str:
