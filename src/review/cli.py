@@ -276,7 +276,10 @@ def _print_instructions(here: Here, as_json: bool, *, waited: bool) -> None:
     if not taken.shown:
         return
     if as_json:
-        print(json.dumps(taken.as_json(with_news=waited), indent=2, ensure_ascii=False))
+        from review.repo.text import inert_json
+
+        # the bodies are people's words, printed to an agent's terminal: shown inert, read back the same
+        print(inert_json(taken.as_json(with_news=waited)))
     else:
         sys.stdout.write(taken.markdown(command.runnable()))
     sys.stdout.flush()
