@@ -12,6 +12,8 @@ and `review pending --json`. Each either works, with the right diff, or ends in 
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -27,7 +29,7 @@ from review.repo import git
 from review.repo.diff import Diff, FileDiff, Status
 from review.repo.scope import Scope, Sides
 from review.state.opening import read_apart
-from tmux import review_command
+from tmux import Terminal, review_command
 
 REVIEW = review_command()
 
@@ -153,6 +155,27 @@ def test_a_conflict_in_the_middle_of_an_operation_shows_its_markers_and_the_loop
     assert (found["note"], found["problem"], found["files"]) == (says, None, 1)
     comment = comment_send_and_read(capsys, diverged.root, "src/util.py:2")
     assert comment["code"][0].startswith("<<<<<<< ")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
+def test_the_viewer_opens_in_the_middle_of_a_merge_with_the_conflict_markers_as_lines(
+    diverged: Repo, tmp_path: Path
+) -> None:
+    stop_at_conflict(diverged, "merge", "main")
+    terminal = Terminal(tmp_path, width=100, height=30)
+    try:
+        terminal.run(f"{shlex.quote(REVIEW)} {shlex.quote(str(diverged.root))}")
+        screen = terminal.wait_for(">>>>>>> main")
+        assert "main...working tree  1 file  +5 −1" in screen
+        assert "M util.py +5 −1" in screen
+        rows = [line.split("▕", 1)[-1] for line in screen.splitlines()]
+        for number, text in [(2, "<<<<<<< HEAD"), (3, "    return 2"), (4, "======="), (6, ">>>>>>> main")]:
+            assert any(re.fullmatch(rf"\s+{number} \+ {re.escape(text)}\s*", row) for row in rows), screen
+        terminal.keys("q")
+        after = terminal.wait_until_gone(">>>>>>> main")
+        assert "review:" not in after and "Traceback" not in after
+    finally:
+        terminal.close()
 
 
 def test_the_staged_scope_of_a_merge_lists_every_unmerged_file(
