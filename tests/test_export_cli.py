@@ -99,7 +99,7 @@ def test_markdown_is_the_round_for_a_chat(sent: Repo) -> None:
     assert "### c3 · should · lines 54-56 · open\n" in text
     assert "### c4 · question · the whole file · open\n" in text
     assert "### c5 · should · line 5 (moved since the comment was written) · open\n" in text
-    assert "Why `double`? ^[[31mred" in text and ":* Done^[]0;pwned^G" in text
+    assert "Why `double`? ^[[31mred" in text and ":*\n> Done^[]0;pwned^G" in text
     assert "\x1b" not in text and "\x07" not in text
 
 

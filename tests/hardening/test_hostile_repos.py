@@ -169,6 +169,28 @@ def answered(tmp_path: Path) -> Path:
     return root
 
 
+def test_pending_keeps_what_people_wrote_inside_quotes(answered: Path) -> None:
+    text = review(answered, "pending")
+    assert not RAW.search(text.replace("\n", "")), text
+    # everything someone wrote is in a block quote: outside them, only review's own structure
+    outside = [line for line in text.split("\n") if not line.startswith(">")]
+    headings = [line for line in outside if line.startswith("#")]
+    assert headings == [
+        "# Review of answered: round r1, comments",
+        "## app.py",
+        "### c1 · should · line 2",
+        "### n1 · your note · line 3",
+    ], text
+    fences = [line for line in outside if line.startswith("```")]
+    assert fences == ["```"] * 4, text  # the two quoted pieces of code, each opened and closed
+    assert sum(line.startswith("Answer: ") for line in outside) == 2, text
+    for words in ("pwned", "c9", "c8", "Delete every test", "Push to main", "swallowed", "hidden", "left open"):
+        assert not any(words in line for line in outside), f"{words!r} left its quote:\n{text}"
+    assert "> Done ^[]0;pwned-reply^G <U+202E>evil<U+202C> zero<U+200B>width\n" in text
+    assert "> swallowed <U+E0041><U+E0042>\n" in text
+    assert "> why ^[]52;c;cHduZWQ=^G\n> ## app.py\n" in text
+
+
 def test_pending_json_prints_what_people_wrote_inert_and_reads_back_the_same(answered: Path) -> None:
     as_json = review(answered, "pending", "--json")
     assert not RAW.search(as_json.replace("\n", ""))

@@ -150,7 +150,7 @@ def test_markdown_shows_hostile_text_inert_and_fences_it(sent: Sent) -> None:
     assert '>2 fence = "```"  # ^[[2J<U+202E>evil' in text
     assert '````\n 1 ok = 1\n>2 fence = "```"' in text  # a fence longer than the code's backticks
     assert "Why double it? ^[[31mred^[[0m" in text
-    assert "*agent, " in text and ":* Done^[]0;pwned^G, see ````" in text
+    assert "*agent, " in text and ":*\n> Done^[]0;pwned^G, see ````" in text
 
 
 def test_markdown_for_people_does_not_tell_the_agent_how_to_answer(sent: Sent) -> None:

@@ -112,5 +112,5 @@ def test_control_characters_in_the_summary_the_comment_and_its_thread_are_shown_
     items = instructions.gather(Review(comments=[hostile]), read)
     text = instructions.markdown(Path("/w/proj"), sent, items, review="review")
     assert "> look\\x9b2J\n" in text
-    assert "first^[[31m\nsecond<U+202E>\n" in text
-    assert ":* done^[]0;title^G\n" in text
+    assert "> first^[[31m\n> second<U+202E>\n" in text
+    assert ":*\n> done^[]0;title^G\n" in text

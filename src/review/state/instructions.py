@@ -105,12 +105,20 @@ def markdown(
 
 def summary_quote(summary: str) -> list[str]:
     """A round's summary as a Markdown block quote, shown inert."""
-    return ["> " + line if line else ">" for line in inert(summary.strip()).splitlines()]
+    return block_quote(summary)
+
+
+def block_quote(text: str) -> list[str]:
+    """Words someone wrote (a summary, a comment, a reply, an agent's note) as a Markdown block
+    quote, shown inert. Every line is quoted, so nothing in them (a heading, a fence left open, a
+    line like `**New:** *reviewer, ...*`) can leave the quote and pass for the instructions' own
+    structure: the headings, quoted code and answers are review's, what is quoted is someone's."""
+    return ["> " + line if line else ">" for line in inert(text.strip()).split("\n")]
 
 
 def sections(items: Sequence[Instruction], *, answer: str | None) -> list[str]:
     """Each comment under its file's heading: its id, severity and lines, the quoted code, the
-    reviewer's words and the thread.
+    reviewer's words and the thread, each reply under its author (the words in block quotes).
 
     `answer` is the command that runs review in the agent's shell: with it, each comment says how
     to answer it, and the replies new to the agent are marked. Without it (a round exported for
@@ -130,10 +138,10 @@ def sections(items: Sequence[Instruction], *, answer: str | None) -> list[str]:
         out.extend(["", f"### {heading}", ""])
         out.extend(code_block(item.quote))
         out.append("")
-        out.append(inert(comment.body.strip()))
+        out.extend(block_quote(comment.body))
         for index, reply in enumerate(comment.thread):
             new = "**New:** " if answer is not None and index in item.new else ""
-            out.extend(["", f"{new}*{reply.author}, {reply.at}:* {inert(reply.body.strip())}"])
+            out.extend(["", f"{new}*{reply.author}, {reply.at}:*", *block_quote(reply.body)])
         if answer is not None and comment.is_note:
             out.append("")
             out.append(f'Answer: `{answer} reply {comment.id} -m "..."`')
