@@ -11,9 +11,9 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import wait
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from review import __version__
 from review.errors import ReviewError
@@ -24,6 +24,9 @@ from review.state.model import AGENTS, HARNESSES, SEVERITIES, Verdict
 if TYPE_CHECKING:
     from review.agents.viewer import Placement
     from review.config import Config  # read from the file only by the verbs that need it
+    from review.overview.hosts import Host
+    from review.overview.rows import Row
+    from review.overview.status import Overview
     from review.state.here import Here
     from review.state.model import Comment
 
@@ -118,20 +121,86 @@ def _repository_parser(verb: str, description: str) -> argparse.ArgumentParser:
 
 def _status(argv: Sequence[str]) -> int:
     parser = _repository_parser("status", "Every worktree of the repository: its agent, its review, what it waits on.")
-    parser.add_argument("--json", action="store_true", help="print JSON (the fields are listed in the README)")
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print JSON (the fields are listed in the README)")
+    form.add_argument("--short", action="store_true", help="one line: how many wait on you, and the oldest's age")
+    _host_option(parser)
     args = parser.parse_args(argv)
     from review.config import load_config
+    from review.overview import hosts as remote
+    from review.overview.status import SCHEMA
+
+    config = load_config()
+    # --json is what one machine runs on another: it reads the config's hosts only when told
+    # to, so that two machines listing each other never ask each other round in a circle.
+    chosen = _chosen_hosts(args.host, config, configured=not args.json)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # The other machines are asked while this one's worktrees are read.
+        gathering = pool.submit(remote.gather, chosen)
+        local = _local_overview(args.repository, config, hosts=bool(chosen))
+        rows: list[Row] = []
+        document: dict[str, Any] = {
+            "schema": SCHEMA,
+            "version": __version__,
+            "repo": None,
+            "default_branch": None,
+            "worktrees": [],
+        }
+        if local is not None:
+            with local:
+                local.read_all()
+                rows, document = local.rows, local.as_json()
+        gathered = gathering.result()
+    if args.json:
+        if chosen:
+            document["hosts"] = [remote.gathered_json(each) for each in gathered]
+        print(json.dumps(document, indent=2))
+        return 0
+    from review.overview.table import short, table
+
+    if args.short:
+        every = [*rows, *(row for each in gathered for row in each.rows)]
+        sys.stdout.write(short(every, [each.host.name for each in gathered if each.problem]))
+        return 0
+    parts = [table(rows)] if local is not None else []
+    for each in gathered:
+        parts.append(remote.heading(each) + "\n" + ("" if each.problem else table(each.rows)))
+    sys.stdout.write("\n".join(parts))
+    return 0
+
+
+def _host_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host",
+        action="append",
+        default=[],
+        metavar="HOST:REPO",
+        help="a repository on another machine, reached with ssh (repeatable; default: the config's [[hosts]])",
+    )
+
+
+def _chosen_hosts(given: list[str], config: Config, *, configured: bool = True) -> tuple[Host, ...]:
+    """The hosts named on the command line (the config's entries lend them their settings), else
+    the config file's, if `configured`."""
+    from review.overview.hosts import parse_host
+
+    if given:
+        return tuple(parse_host(text, config.hosts) for text in given)
+    return config.hosts if configured else ()
+
+
+def _local_overview(repository: str, config: Config, *, hosts: bool) -> Overview | None:
+    """The overview of the repository here; None when there is none here but other machines
+    were asked for (a laptop that only looks at a workstation's agents)."""
+    from review.errors import NotARepository
     from review.overview.status import Overview
 
-    with Overview(args.repository, agents=_agent_names(load_config())) as overview:
-        overview.read_all()
-        if args.json:
-            print(json.dumps(overview.as_json(), indent=2))
-        else:
-            from review.overview.table import table
-
-            sys.stdout.write(table(overview.rows))
-    return 0
+    try:
+        return Overview(repository, agents=_agent_names(config))
+    except NotARepository:
+        if hosts and repository == ".":
+            return None
+        raise
 
 
 def _agent_names(config: Config) -> tuple[str, ...]:

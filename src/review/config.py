@@ -8,9 +8,15 @@
     [overview]
     notify = "auto"                # how the terminal is told that a worktree needs you:
                                    # auto, bell, osc9, osc777 (desktop notifications), off
+    poll = 30                      # seconds between two readings of the other machines
     [request]
     open = "split"                 # where `review request --open` opens the viewer, in tmux:
                                    # split (a pane beside the agent's), window (a new window)
+    [[hosts]]                      # a repository on another machine, for `review all` and
+    name = "workstation"           # `review status`: the host as your SSH config names it,
+    repo = "~/src/project"         # a path in the repository there,
+    command = "~/.local/bin/review"  # what runs review there (default: review),
+    ssh = "ssh -F ~/.ssh/work"     # and how to reach it (default: ssh)
 
 `?` in the viewer lists every binding id with its key.
 """
@@ -20,10 +26,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from review.agents.viewer import PLACEMENTS, Placement
 from review.errors import BadConfig
 from review.overview.attention import NOTIFY, Notify
+
+if TYPE_CHECKING:
+    from review.overview.hosts import Host
 
 _THEME_ALIASES = {"dark": "textual-dark", "light": "textual-light"}
 
@@ -41,6 +51,10 @@ class Config:
     request_open: Placement = "split"
     """Where `review request --open` opens the viewer in tmux: beside the agent's pane, or in a
     new window."""
+    hosts: tuple[Host, ...] = ()
+    """Repositories on other machines that the overview and `review status` show."""
+    poll: float = 30.0
+    """Seconds between two readings of the other machines in the overview."""
 
 
 def config_path() -> Path:
@@ -95,6 +109,9 @@ def load_config(path: Path | None = None) -> Config:
     request_open = request.get("open", "split")
     if request_open not in PLACEMENTS:
         raise BadConfig(f"{path}: request.open must be one of {', '.join(PLACEMENTS)}, not {request_open!r}")
+    poll = overview.get("poll", 30)
+    if isinstance(poll, bool) or not isinstance(poll, int | float) or poll < 1:
+        raise BadConfig(f"{path}: overview.poll must be a number of seconds, at least 1")
     theme = str(expect("theme", str, "textual-dark"))
     syntax = expect("syntax_theme", str, "")
     return Config(
@@ -105,4 +122,35 @@ def load_config(path: Path | None = None) -> Config:
         agents=tuple(agents),
         notify=notify,
         request_open=request_open,
+        hosts=_hosts(path, expect("hosts", list, [])),
+        poll=float(poll),
     )
+
+
+def _hosts(path: Path, entries: object) -> tuple[Host, ...]:
+    assert isinstance(entries, list)
+    if not entries:
+        return ()
+    import shlex
+
+    from review.overview.hosts import Host
+
+    hosts = []
+    for number, entry in enumerate(entries, 1):
+        where = f"{path}: hosts entry {number}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"]:
+            raise BadConfig(f"{where} needs a name, the host as your SSH config names it")
+        if entry["name"].startswith("-") or any(char.isspace() for char in entry["name"]):
+            raise BadConfig(f"{where}: '{entry['name']}' is not a host name")
+        values = {
+            key: entry.get(key, default) for key, default in (("repo", "."), ("command", "review"), ("ssh", "ssh"))
+        }
+        for key, value in values.items():
+            if not isinstance(value, str) or not value.strip():
+                raise BadConfig(f"{where}: {key} must be a non-empty string")
+        try:
+            ssh = tuple(os.path.expanduser(word) for word in shlex.split(values["ssh"]))
+        except ValueError as error:
+            raise BadConfig(f"{where}: ssh cannot be read as a command ({error})") from None
+        hosts.append(Host(entry["name"], values["repo"], values["command"], ssh))
+    return tuple(hosts)

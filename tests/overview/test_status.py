@@ -72,7 +72,7 @@ def test_the_json_has_the_designed_fields_and_the_overviews_own(
     opened = overview(project.root)
     opened.read_all()
     status = json.loads(json.dumps(opened.as_json()))
-    assert set(status) == {"schema", "repo", "default_branch", "worktrees"}
+    assert set(status) == {"schema", "version", "repo", "default_branch", "worktrees"}
     assert (status["schema"], status["repo"], status["default_branch"]) == (
         "review-status/1",
         str(project.root),

@@ -13,6 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from review import __version__
 from review.agents.tmux import KNOWN_AGENTS, Tmux, agent_panes
 from review.errors import DeliveryFailed, ReviewError
 from review.overview.radar import Radar
@@ -205,6 +206,7 @@ class Overview:
         """What `review status --json` prints."""
         return {
             "schema": SCHEMA,
+            "version": __version__,
             "repo": str(self.repo.common_dir.parent if self.repo.common_dir.name == ".git" else self.repo.common_dir),
             "default_branch": self.repo.default_branch,
             "worktrees": [row_json(row) for row in self.rows],

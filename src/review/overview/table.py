@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from review.overview.rows import Row
-from review.overview.status import age, by_wait
+from review.overview.status import age, by_wait, queue
 from review.repo.text import visible
 
 HEADINGS = (
@@ -71,3 +71,22 @@ def radar_mark(row: Row) -> str:
         sign = "✗" if overlap.conflict else "?" if overlap.conflict is None else "~"
         marks.append(f"{sign} {visible(overlap.worktree.name)}")
     return ", ".join(marks)
+
+
+def short(rows: Sequence[Row], unreachable: Sequence[str] = (), now: float | None = None) -> str:
+    """One line for a shell prompt or `watch`: how many worktrees wait on the reviewer, the
+    oldest's age, and the hosts that could not be read."""
+    waiting = queue(rows)
+    if waiting:
+        oldest = age(waiting[0].waiting_since, now)
+        line = f"{len(waiting)} wait{'s' if len(waiting) == 1 else ''} on you" + (
+            f" (oldest {oldest})" if oldest else ""
+        )
+    else:
+        line = "nothing waits on you"
+    broken = sum(1 for row in rows if row.problem)
+    if broken:
+        line += f" · {broken} cannot be read"
+    if unreachable:
+        line += f" · {len(unreachable)} host{'s' if len(unreachable) > 1 else ''} unreachable ({', '.join(map(visible, unreachable))})"
+    return line + "\n"
