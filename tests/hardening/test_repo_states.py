@@ -200,6 +200,21 @@ def test_the_staged_scope_of_a_merge_lists_every_unmerged_file(
     comment_send_and_read(capsys, diverged.root, "both.txt:1")
 
 
+def test_git_am_stopped_at_a_patch_that_does_not_apply_says_so(
+    diverged: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    patch = diverged.git("format-patch", "-1", "--stdout").encode()
+    diverged.git("checkout", "--quiet", "-b", "applying", "main")
+    done = subprocess.run(["git", "am"], cwd=diverged.root, input=patch, capture_output=True, check=False)
+    assert done.returncode != 0 and (diverged.root / ".git/rebase-apply/applying").exists()
+    diverged.write("src/app.py", "meanwhile\n")
+    _, diff = viewed(diverged.root)
+    assert files(diff) == {"src/app.py": Status.MODIFIED}
+    found = row(capsys, diverged.root, "repo")
+    assert (found["note"], found["problem"], found["files"]) == ("in the middle of git am", None, 1)
+    comment_send_and_read(capsys, diverged.root, "src/app.py:1")
+
+
 def test_a_bisect_reviews_the_commit_it_stopped_at(project: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     project.git("checkout", "--quiet", "-b", "agent")
     for n in range(4):

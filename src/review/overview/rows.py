@@ -268,6 +268,7 @@ def _worktree(entry: WorktreeEntry, repo: Repository) -> Worktree:
 
 _OPERATIONS = (
     ("rebase-merge", "in the middle of a rebase"),
+    ("rebase-apply/applying", "in the middle of git am"),  # am keeps its patches where rebase did
     ("rebase-apply", "in the middle of a rebase"),
     ("MERGE_HEAD", "in the middle of a merge"),
     ("CHERRY_PICK_HEAD", "in the middle of a cherry-pick"),
