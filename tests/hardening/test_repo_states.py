@@ -347,6 +347,22 @@ def test_a_worktree_whose_folder_was_deleted_is_a_row_and_one_line(
     assert one_line(review(capsys, str(gone.root))) == f"{gone.root}: no such file or directory"
 
 
+def test_a_worktree_whose_repository_moved_is_one_line_that_says_how_to_mend_it(
+    project: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = project.worktree("agent", "agent/work")
+    moved = tmp_path / "moved"
+    project.root.rename(moved)
+    says = (
+        f"{agent.root}: its .git file points to {project.root}/.git/worktrees/agent, which is gone (if the"
+        " repository moved, `git worktree repair` run in it mends this)"
+    )
+    assert one_line(review(capsys, "pending", "-C", str(agent.root))) == says
+    assert one_line(review(capsys, "status", str(agent.root))) == says
+    Repo(moved).git("worktree", "repair", str(agent.root))
+    assert viewed(agent.root)[1].files == []
+
+
 @pytest.mark.parametrize("verb", [[], ["pending"], ["status"]])
 def test_a_shell_left_in_a_deleted_worktree_gets_one_clear_line(project: Repo, verb: list[str]) -> None:
     gone = project.worktree("gone", "agent/gone")

@@ -181,6 +181,14 @@ def find_worktree(path: Path | str = ".") -> Worktree:
         out = run_git(start, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir")
     except GitFailed as error:
         message = str(error)
+        _, named, gone = message.partition("not a git repository: ")
+        if named:
+            # A .git file that points to a folder that is not there: the worktree's repository
+            # was moved or deleted (git names the folder; without a .git file it names none).
+            raise NotARepository(
+                f"{path}: its .git file points to {gone}, which is gone (if the repository moved,"
+                " `git worktree repair` run in it mends this)"
+            ) from None
         if "not a git repository" in message:
             raise NotARepository(f"{path} is not inside a git repository") from None
         if "must be run in a work tree" in message:
