@@ -470,6 +470,50 @@ def test_diff_drivers_in_gitattributes_never_change_what_is_shown(
     assert comment_send_and_read(capsys, project.root, "hello.up:1")["code"] == ["hello world"]
 
 
+# How the index and the objects are kept.
+
+
+@pytest.mark.parametrize("keeping", ["split index", "index v4", "sparse index", "index.lock held"])
+def test_the_index_however_it_is_kept_is_read_and_never_changed(
+    project: Repo, capsys: pytest.CaptureFixture[str], keeping: str
+) -> None:
+    project.git("checkout", "--quiet", "-b", "agent")
+    if keeping == "split index":
+        project.git("update-index", "--split-index")
+    elif keeping == "index v4":
+        project.git("update-index", "--index-version", "4")
+    elif keeping == "sparse index":
+        project.git("sparse-checkout", "set", "--cone", "--sparse-index", "src")
+    project.write("src/app.py", "unstaged\n")
+    project.write("src/util.py", "staged\n")
+    project.git("add", "src/util.py")
+    project.write("src/new.py", "untracked\n")
+    if keeping == "index.lock held":  # an agent's commit under way
+        (project.root / ".git/index.lock").write_bytes(b"")
+    status = project.git("status", "--porcelain")
+    _, diff = viewed(project.root)
+    assert files(diff) == {"src/app.py": Status.MODIFIED, "src/new.py": Status.ADDED, "src/util.py": Status.MODIFIED}
+    assert files(viewed(project.root, Scope(staged=True))[1]) == {"src/util.py": Status.MODIFIED}
+    assert row(capsys, project.root, "repo")["files"] == 3
+    comment_send_and_read(capsys, project.root, "src/new.py:1")
+    assert project.git("status", "--porcelain") == status
+
+
+def test_a_repository_of_sha256_objects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = Repo(tmp_path / "sha256")
+    repo.root.mkdir()
+    repo.git("init", "--quiet", "--object-format=sha256")
+    repo.write("a.txt", "a\n")
+    repo.commit("a")
+    repo.git("checkout", "--quiet", "-b", "agent")
+    repo.write("a.txt", "b\n")
+    repo.write("new.txt", "new\n")
+    sides, diff = viewed(repo.root)
+    assert len(sides.old) == 64 and files(diff) == {"a.txt": Status.MODIFIED, "new.txt": Status.ADDED}
+    assert row(capsys, repo.root, "sha256")["files"] == 2
+    assert comment_send_and_read(capsys, repo.root, "new.txt:1")["code"] == ["new"]
+
+
 # Where HEAD points.
 
 
