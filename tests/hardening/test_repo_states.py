@@ -233,9 +233,10 @@ def test_a_bisect_reviews_the_commit_it_stopped_at(project: Repo, capsys: pytest
 # Clones that hold part of the repository.
 
 
-def test_a_shallow_clone_without_the_branch_point_says_what_it_compares(
-    project: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.fixture
+def shallow(project: Repo, tmp_path: Path) -> Repo:
+    """A clone of one commit of each branch, on the agent's branch, that changed src/util.py: where
+    the branch left main is not in it."""
     project.git("checkout", "--quiet", "-b", "agent")
     project.write("src/app.py", "committed by the agent\n")
     project.commit("the agent's work")
@@ -246,15 +247,35 @@ def test_a_shallow_clone_without_the_branch_point_says_what_it_compares(
     project.git("clone", "--quiet", "--depth", "1", "--no-single-branch", f"file://{project.root}", str(clone.root))
     clone.git("checkout", "--quiet", "agent")
     clone.write("src/util.py", "uncommitted\n")
+    return clone
+
+
+def test_a_shallow_clone_without_the_branch_point_says_what_it_compares(
+    shallow: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clone = shallow
     sides, diff = viewed(clone.root)
     # git cannot find where the branch left main: what is compared says so, and shows the work
     # it can (rather than "no changes", or main's new commits as the agent's).
-    assert sides.label == "HEAD...working tree (shallow clone: where it left main is not fetched)"
+    assert sides.label == "HEAD...working tree (shallow clone)"
     assert files(diff) == {"src/util.py": Status.MODIFIED}
     found = row(capsys, clone.root, "shallow")
     assert found["note"] == "shallow clone: where it left the default branch is not fetched (`git fetch --unshallow`)"
     assert (found["problem"], found["files"]) == (None, 1)
     comment_send_and_read(capsys, clone.root, "src/app.py:1")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
+def test_the_viewers_header_in_a_shallow_clone_says_so(shallow: Repo, tmp_path: Path) -> None:
+    terminal = Terminal(tmp_path, width=100, height=12)
+    try:
+        terminal.run(f"{shlex.quote(REVIEW)} {shlex.quote(str(shallow.root))}")
+        screen = terminal.wait_for("M util.py")
+        assert "shallow  agent  HEAD...working tree (shallow clone)  1 file  +1 −2" in screen.splitlines()[0]
+        terminal.keys("q")
+        terminal.wait_until_gone("M util.py")
+    finally:
+        terminal.close()
 
 
 @pytest.mark.parametrize("cone", [True, False])

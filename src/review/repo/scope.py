@@ -91,8 +91,9 @@ def resolve(worktree: Worktree, scope: Scope, since: Since | None = None) -> Sid
     if start is None:
         # Unrelated histories: what the branch did is its last commit's tree. In a shallow clone
         # the branch point is only missing, and HEAD is the nearest stand-in there is: the label
-        # says so, lest the agent's commits seem to be nothing.
-        missing = f" (shallow clone: where it left {default} is not fetched)" if git.is_shallow(worktree) else ""
+        # says so, lest the agent's commits seem to be nothing (short, to keep its place in the
+        # header; the overview's row says more).
+        missing = " (shallow clone)" if git.is_shallow(worktree) else ""
         return Sides(head, None, False, True, f"HEAD...{WORKING_TREE}{missing}")
     return Sides(start, None, False, True, f"{default}...{WORKING_TREE}")
 
