@@ -132,6 +132,12 @@ def test_invisible_characters_are_named_where_text_is_made_inert() -> None:
     assert not RAW.search(printed.replace("\n", "")) and json.loads(printed) == {"body": hidden}
 
 
+def test_a_tab_in_a_name_is_a_stand_in_and_code_keeps_its_tabs() -> None:
+    # drawn as it is, a tab in a label moves the cursor past cells the widget measured as none
+    assert visible("tab\tname.txt") == "tab^Iname.txt"
+    assert visible("\tindented\x1b", keep_tabs=True) == "\tindented^["
+
+
 def review(root: Path, *args: str) -> str:
     """The real `review` command in `root`; its output, which must be a success."""
     done = subprocess.run([REVIEW, *args], cwd=root, capture_output=True, text=True, env={**os.environ, **GIT_ENV})
@@ -196,3 +202,86 @@ def test_pending_json_prints_what_people_wrote_inert_and_reads_back_the_same(ans
     assert not RAW.search(as_json.replace("\n", ""))
     [comment, note] = json.loads(as_json)["comments"]
     assert (comment["body"], comment["thread"][0]["body"], note["body"]) == (FAKE_BODY, FAKE_REPLY, FAKE_NOTE)
+
+
+# File names and contents that try every way into a terminal. Each line of a content is short,
+# so that it shows whole beside the file list.
+HOSTILE_FILES: dict[str | bytes, str | bytes] = {
+    "csi\x1b[31mred\x1b[2J.txt": (
+        "colour \x1b[31mred\x1b[0m\nclear \x1b[2J\x1b[H home\nmove \x1b[5;5Hthere \x1b[?1049l\x1b[?25l\n"
+    ),
+    "osc\x1b]0;pwned-name\x07.txt": (
+        "title \x1b]0;pwned-content\x07 \x1b]2;pwned-st\x1b\\\n"
+        "link \x1b]8;;http://evil.example\x1b\\here\x1b]8;;\x1b\\\n"
+        "clipboard \x1b]52;c;cHduZWQ=\x07\n"
+    ),
+    "dcs\x1bP+q544e\x1b\\.txt": (
+        "dcs \x1bP1$r0m\x1b\\\npassthrough \x1bPtmux;\x1b\x1b]0;pwned-tmux\x07\x1b\\\n"
+        "apc \x1b_Gf=100;AAAA\x1b\\ pm \x1b^x\x1b\\ sos \x1bXx\x1b\\\n"
+    ),
+    "c1\u009b31m\u009d0;c1\u009c.txt": "c1 \u009b2J \u009d0;pwned-c1\u009c \u0090q\u009c\n",
+    b"raw-c1-\x9b.txt": b"raw \x9b2J \x9d0;pwned-raw\x9c\n",  # not UTF-8: bytes, not characters
+    # git looks for NUL in the first 8,000 bytes only: after them, a NUL is in a text diff
+    "late-nul.txt": "a" * 8100 + "\nnul\x00byte\n",
+    "bidi\u202egnp.txt": 'access = "user\u202e \u2066// admin\u2069 \u2066"\nmarks \u200e\u200f\u061c\n',
+    "zero\u200bwidth\ufeff.txt": "zw a\u200bb\u200cc\u200dd\u2060e\ufefff\u00adg\ntags \U000e0041\U000e0042\n",
+    "tab\tand\x7fdel.txt": "tab\there\x7f\x08\x08back\n",
+}
+
+STAND_INS = [
+    "csi^[[31mred^[[2J.txt",
+    "colour ^[[31mred^[[0m",
+    "clear ^[[2J^[[H home",
+    "move ^[[5;5Hthere ^[[?1049l^[[?25l",
+    "osc^[]0;pwned-name^G.txt",
+    "title ^[]0;pwned-content^G ^[]2;pwned-st^[\\",
+    "link ^[]8;;http://evil.example^[\\here^[]8;;^[\\",
+    "clipboard ^[]52;c;cHduZWQ=^G",
+    "dcs ^[P1$r0m^[\\",
+    "passthrough ^[Ptmux;^[^[]0;pwned-tmux^G^[\\",
+    "apc ^[_Gf=100;AAAA^[\\ pm ^[^x^[\\ sos ^[Xx^[\\",
+    "c1 \\x9b2J \\x9d0;pwned-c1\\x9c \\x90q\\x9c",
+    "raw \\x9b2J \\x9d0;pwned-raw\\x9c",
+    "nul^@byte",
+    'access = "user<U+202E> <U+2066>// admin<U+2069> <U+2066>"',
+    "marks <U+200E><U+200F><U+061C>",
+    "zw a<U+200B>b<U+200C>c<U+200D>d<U+2060>e<U+FEFF>f<U+00AD>g",
+    "tags <U+E0041><U+E0042>",
+    "tab here^?^H^Hback",  # a tab in code is spaces to the next stop
+    "tab^Iand^?del.txt",
+    "def evil^[]0;pwned-section^G():",  # git's hunk header names the function around the change
+]
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repository whose change adds every hostile file and edits inside a hostile function."""
+    root = new_repo(tmp_path_factory.mktemp("hostile") / "evil")
+    body = "".join(f"    step_{n} = {n}\n" for n in range(12))
+    write(root, "code.py", "def evil\x1b]0;pwned-section\x07():\n" + body)
+    commit_all(root, "base")
+    write(root, "code.py", "def evil\x1b]0;pwned-section\x07():\n" + body.replace("step_9 = 9", "step_9 = 99"))
+    for name, content in HOSTILE_FILES.items():
+        write(root, name, content)
+    commit_all(root, "hostile")
+    git(root, "checkout", "--quiet", "-b", "agent")
+    git(root, "branch", "--quiet", "-f", "main", "HEAD~1")
+    return root
+
+
+def test_hostile_names_and_contents_are_shown_inert_in_their_places(terminal: Terminal, hostile: Path) -> None:
+    open_review(terminal, str(hostile))
+    terminal.wait_for(f"{len(HOSTILE_FILES) + 1} files")
+    seen = [assert_unharmed(terminal, "first screen")]
+    # every file's header and lines come on screen, one file at a time
+    for step in range(len(HOSTILE_FILES) + 1):
+        terminal.keys("}")
+        terminal.settled(quiet=0.2)
+        seen.append(assert_unharmed(terminal, f"after {step + 1} × next file"))
+    terminal.keys("s")  # side by side, too
+    terminal.settled(quiet=0.2)
+    seen.append(assert_unharmed(terminal, "split"))
+    shown = "\n".join(seen)
+    missing = [text for text in STAND_INS if text not in shown]
+    assert not missing, f"not shown as stand-ins: {missing}"
+    terminal.keys("q")

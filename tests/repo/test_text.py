@@ -8,8 +8,9 @@ import os
 from review.repo.text import decode, inert_json, visible
 
 
-def test_plain_text_and_tabs_are_left_alone() -> None:
-    assert visible("x = 1\tänd 名前") == "x = 1\tänd 名前"
+def test_plain_text_is_left_alone_and_tabs_when_asked() -> None:
+    assert visible("x = 1 änd 名前") == "x = 1 änd 名前"
+    assert visible("x = 1\tänd 名前", keep_tabs=True) == "x = 1\tänd 名前"
 
 
 def test_an_escape_sequence_is_shown_not_run() -> None:

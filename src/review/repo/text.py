@@ -19,9 +19,12 @@ _INVISIBLE = (
     "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f"
 )
 
-# C0 controls except tab (which the view expands), DEL, C1 controls, the invisible characters,
-# and the line and paragraph separators that some terminals treat as newlines.
+# C0 controls except tab (which code keeps, for the view to expand), DEL, C1 controls, the
+# invisible characters, and the line and paragraph separators that some terminals treat as newlines.
 _UNSAFE = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029{_INVISIBLE}]")
+# The same and tab: in a name or a label, drawn as it is, a tab moves the terminal's cursor to its
+# next tab stop, past cells the widget measured as the tab's zero width.
+_UNSAFE_IN_A_LABEL = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_INVISIBLE}]")
 
 
 def _stand_in(match: re.Match[str]) -> str:
@@ -36,14 +39,16 @@ def _stand_in(match: re.Match[str]) -> str:
     return f"<U+{code:04X}>"
 
 
-def visible(text: str) -> str:
-    """`text` with every control character shown as a harmless stand-in (ESC becomes `^[`).
+def visible(text: str, *, keep_tabs: bool = False) -> str:
+    """`text` with every control character shown as a harmless stand-in (ESC becomes `^[`, a tab
+    `^I`).
 
-    Undecodable bytes carried as surrogates (from `os.fsdecode`) become `\\xNN`.
+    `keep_tabs` leaves tabs for the caller to expand into spaces, as code is drawn. Undecodable
+    bytes carried as surrogates (from `os.fsdecode`) become `\\xNN`.
     """
     if _has_surrogates(text):
         text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return _UNSAFE.sub(_stand_in, text)
+    return (_UNSAFE if keep_tabs else _UNSAFE_IN_A_LABEL).sub(_stand_in, text)
 
 
 # What `json.dumps` leaves as it is although a terminal acts on it (it escapes C0 controls itself),

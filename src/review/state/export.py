@@ -136,7 +136,7 @@ def _code_span(text: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     ticks = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{visible(text)}{pad}{ticks}"
+    return f"{ticks}{pad}{visible(text, keep_tabs=True)}{pad}{ticks}"
 
 
 # Posting with gh, GitHub's command line, which knows the user's account and which repository

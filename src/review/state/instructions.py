@@ -154,7 +154,7 @@ def sections(items: Sequence[Instruction], *, answer: str | None) -> list[str]:
 def inert(text: str) -> str:
     """Text a reviewer or an agent wrote, its lines kept and every control character in them shown
     as a harmless stand-in (`review.repo.text.visible`)."""
-    return "\n".join(visible(line) for line in text.split("\n"))
+    return "\n".join(visible(line, keep_tabs=True) for line in text.split("\n"))
 
 
 def _opening(worktree: Path, items: Sequence[Instruction], review: str) -> str:
@@ -207,7 +207,7 @@ def code_block(quote: Quote) -> list[str]:
     for index, line in enumerate(quote.lines):
         mark = ">" if index in quote.commented else " "
         number = "" if quote.first is None else f"{quote.first + index:>{width}} "
-        body.append(f"{mark}{number}{visible(line)}")
+        body.append(f"{mark}{number}{visible(line, keep_tabs=True)}")
     longest = max((len(run) for run in re.findall(r"`+", "\n".join(body))), default=0)
     fence = "`" * max(3, longest + 1)
     return [fence, *body, fence]

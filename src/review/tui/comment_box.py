@@ -73,14 +73,14 @@ def box_lines(comment: Comment, width: int, styles: BoxStyles) -> list[Text]:
     for raw in comment.body.rstrip().splitlines() or [""]:
         fence = raw.strip().startswith("```")
         style = styles.code if in_code or fence else styles.text
-        lines.extend(_framed(wrapped, border) for wrapped in _wrap(Text(visible(raw), style), inner))
+        lines.extend(_framed(wrapped, border) for wrapped in _wrap(Text(visible(raw, keep_tabs=True), style), inner))
         if fence:
             in_code = not in_code
     for reply in comment.thread:
         who = Text(f"↳ {reply.author}: ", styles.addressed if reply.author == "agent" else styles.muted)
         first = True
         for raw in reply.body.rstrip().splitlines() or [""]:
-            piece = (who.copy() if first else Text("  ")) + Text(visible(raw), styles.text)
+            piece = (who.copy() if first else Text("  ")) + Text(visible(raw, keep_tabs=True), styles.text)
             first = False
             lines.extend(_framed(wrapped, border) for wrapped in _wrap(piece, inner))
     hint = _HINTS[comment.status]

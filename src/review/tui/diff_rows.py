@@ -163,7 +163,7 @@ def styled_segments(text: str, base: Style, layers: list[tuple[int, int, Style]]
     segments = []
     column = 0
     for piece, style in pieces:
-        shown = visible(piece)
+        shown = visible(piece, keep_tabs=True)
         if "\t" in shown:
             shown = _expand_tabs(shown, column)
         column += len(shown)

@@ -105,7 +105,7 @@ class Selection:
 
 def display_text(text: str) -> str:
     """A line as drawn: control characters made visible, tabs expanded."""
-    return visible(text).expandtabs(TAB_SIZE)
+    return visible(text, keep_tabs=True).expandtabs(TAB_SIZE)
 
 
 def number_width(file: FileDiff) -> int:

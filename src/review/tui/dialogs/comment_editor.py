@@ -34,7 +34,7 @@ def editable(text: str) -> str:
     A text area draws what it holds as it is, escape sequences included, so text from the review
     file, from the code or from a paste is cleaned before it goes in. Windows line ends become `\\n`.
     """
-    return "\n".join(visible(line.removesuffix("\r")) for line in text.split("\n"))
+    return "\n".join(visible(line.removesuffix("\r"), keep_tabs=True) for line in text.split("\n"))
 
 
 class DraftText(TextArea):
