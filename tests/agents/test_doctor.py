@@ -110,6 +110,7 @@ def test_with_everything_in_place_doctor_says_all_is_well_and_exits_0(
     assert "ok       the skill is installed for claude (user-wide), codex (user-wide), pi (user-wide)" in done.stdout
     assert "review's hooks are installed for claude (user-wide), codex (user-wide)" in done.stdout
     assert "ok       review watch is running for this repository" in done.stdout
+    assert "ok       git version " in done.stdout
     assert done.stdout.endswith("all is well\n")
 
 
@@ -220,11 +221,12 @@ def test_doctor_json_gives_each_check(project: Repo) -> None:
         "skill",
         "hooks",
         "tmux",
+        "git",
         "review watch",
         "review file",
     ]
     assert all(set(check) == {"name", "ok", "says", "fix"} for check in report["checks"])
-    assert report["checks"][5] == {
+    assert report["checks"][6] == {
         "name": "review file",
         "ok": True,
         "says": f"no review in {project.root} yet",

@@ -42,7 +42,7 @@ def check(where: Path) -> list[Check]:
     except ReviewError:
         worktree = None
     root = worktree.root if worktree is not None else None
-    checks = [review_on_path(), *skill(root), *hooks(root), *codex_trusts(root), tmux()]
+    checks = [review_on_path(), *skill(root), *hooks(root), *codex_trusts(root), tmux(), git_version()]
     if worktree is None:
         outside = (
             f"{where} is not in a git repository: run review doctor in one to check review watch and the review file"
@@ -110,6 +110,19 @@ def how_the_agent_hears(worktree_root: Path) -> str:
         f"Nothing tells your agent (no hook, no review watch): tell it to run `{command.runnable()} pending`."
         " `review doctor` shows how to make that automatic."
     )
+
+
+def git_version() -> Check:
+    """Whether git is there, and new enough for review (`git.OLDEST_GIT`)."""
+    oldest = ".".join(map(str, git.OLDEST_GIT))
+    fix = f"install git {oldest} or newer"
+    found = git.installed_version()
+    if found is None:
+        return Check("git", False, "git is not installed: review reads everything through it", fix)
+    problem = git.version_problem(found)
+    if problem is not None:
+        return Check("git", False, problem, fix)
+    return Check("git", True, f"{found} (review needs {oldest} or newer)")
 
 
 def review_on_path() -> Check:

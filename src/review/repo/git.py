@@ -119,15 +119,22 @@ def version_problem(version: str) -> str | None:
     return f"git {found[0].removeprefix('git version ')} is too old: review needs git {oldest} or newer"
 
 
-@cache
-def _this_git_too_old() -> str | None:
-    """`version_problem` of the git on PATH, asked the first time a git command fails: never
-    while none does, so that it costs the first screen nothing."""
+def installed_version() -> str | None:
+    """What `git --version` says of the git on PATH ("git version 2.39.5"); None when there is
+    no git to ask."""
     try:
         done = subprocess.run(["git", "--version"], capture_output=True, env={**os.environ, **_GIT_ENV}, check=False)
     except OSError:
         return None
-    return version_problem(done.stdout.decode("utf-8", "replace"))
+    return done.stdout.decode("utf-8", "replace").strip() or None
+
+
+@cache
+def _this_git_too_old() -> str | None:
+    """`version_problem` of the git on PATH, asked the first time a git command fails: never
+    while none does, so that it costs the first screen nothing."""
+    version = installed_version()
+    return None if version is None else version_problem(version)
 
 
 def _first_error_line(stderr: bytes) -> str:
