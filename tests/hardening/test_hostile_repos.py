@@ -112,7 +112,9 @@ def assert_unharmed(terminal: Terminal, what: str = "") -> str:
     assert not shown, f"{what}: raw characters on the screen: {shown!r}\n{screen}"
     rows = screen.split("\n")[:HEIGHT]
     assert len(rows) == HEIGHT, screen
-    assert " files " in rows[0] and "review:" in rows[0], f"{what}: the header is not on the first row:\n{screen}"
+    assert re.search(r" [\d,]+ files? ", rows[0]) and "review:" in rows[0], (
+        f"{what}: the header is not on the first row:\n{screen}"
+    )
     assert "q Quit" in rows[-1], f"{what}: the footer is not on the last row:\n{screen}"
     assert all(cell_len(row) <= WIDTH for row in rows), f"{what}: a row is wider than the terminal:\n{screen}"
     # the file list's right border is one column on every row between the header and the footer:
@@ -284,4 +286,133 @@ def test_hostile_names_and_contents_are_shown_inert_in_their_places(terminal: Te
     shown = "\n".join(seen)
     missing = [text for text in STAND_INS if text not in shown]
     assert not missing, f"not shown as stand-ins: {missing}"
+    terminal.keys("q")
+
+
+def test_what_an_agent_wrote_is_shown_inert_inside_its_box(terminal: Terminal, answered: Path) -> None:
+    open_review(terminal, str(answered))
+    terminal.wait_for("┌─ c1")
+    terminal.settled(quiet=0.2)
+    seen = [assert_unharmed(terminal, "first screen")]
+    terminal.keys("Space")
+    terminal.settled(quiet=0.2)
+    seen.append(assert_unharmed(terminal, "a page down"))
+    shown = "\n".join(seen)
+    for text in (
+        "Name it ^[[31mbetter^[[0m",
+        "Done ^[]0;pwned-reply^G <U+202E>evil<U+202C> zero<U+200B>width",
+        "swallowed <U+E0041><U+E0042>",
+        "why ^[]52;c;cHduZWQ=^G",
+    ):
+        assert text in shown, f"{text!r} is not shown:\n{shown}"
+    # each box is whole: between its top and its bottom every row is framed in the same column,
+    # the agent's made-up heading and reviewer's reply among them
+    for screen in seen:
+        rows = screen.split("\n")
+        for top in (index for index, row in enumerate(rows) if "┌─ " in row):
+            column = rows[top].index("┌─ ")
+            bottom = next((index for index in range(top + 1, len(rows) - 1) if "└─" in rows[index]), len(rows) - 1)
+            inside = rows[top + 1 : bottom]
+            assert all(row.ljust(WIDTH)[column : column + 2] == "│ " for row in inside), "\n".join(
+                rows[top : bottom + 1]
+            )
+    assert "│   ### c9 · must · line 1" in shown and "│   **New:** *reviewer" in shown
+
+
+# Large inputs: each repository is made once for the module, as fast as git allows.
+
+BIG_LINE = b'x = "' + b"a" * 90 + b'"\n'
+
+
+@pytest.fixture(scope="module")
+def big_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A worktree whose agent wrote a 100 MB file (a million lines) and a file of one 1 MB line."""
+    root = new_repo(tmp_path_factory.mktemp("big") / "big")
+    write(root, "README.md", "# big\n")
+    commit_all(root, "base")
+    git(root, "checkout", "--quiet", "-b", "agent")
+    write(root, "huge.txt", BIG_LINE * (100_000_000 // len(BIG_LINE)))
+    write(root, "one-line.txt", b"y" * 1_000_000 + b"\n")
+    return root
+
+
+def test_a_100_mb_file_and_a_1_mb_line_open_as_one_line_each_and_enter_shows_the_line(
+    terminal: Terminal, big_files: Path
+) -> None:
+    open_review(terminal, str(big_files))
+    lines = 100_000_000 // len(BIG_LINE)
+    screen = terminal.wait_for("2 files")
+    screen = terminal.wait_for("Press enter to show it.")
+    assert re.search(rf"Large change: {lines:,} lines, 10\d\.\d MB\. Press enter to show it\.", screen)
+    assert "Large change: 1 line, 1.0 MB. Press enter to show it." in screen
+    assert_unharmed(terminal, "the first screen")
+    terminal.keys("}", "j", "Enter")  # to the one-line file's note, and open it
+    screen = terminal.wait_for("1 + yyyy")
+    row = next(row for row in screen.split("\n") if "1 + yyyy" in row)
+    assert cell_len(row) <= WIDTH  # cut at the edge, not wrapped over the screen
+    assert_unharmed(terminal, "the 1 MB line shown")
+    terminal.keys("w")  # wrapped, the line is 10,000 rows of this file; the screen holds
+    terminal.settled(quiet=0.2)
+    assert_unharmed(terminal, "the 1 MB line wrapped")
+    terminal.keys("G")
+    screen = terminal.settled(quiet=0.2)
+    assert_unharmed(terminal, "the end of the wrapped line")
+    assert "yyyy" in screen
+    terminal.keys("q")
+
+
+@pytest.fixture(scope="module")
+def many_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repository whose branch `agent` changes one line in each of 100,000 files, against main;
+    made with git fast-import (two commits, two blobs), with nothing checked out."""
+    root = new_repo(tmp_path_factory.mktemp("many") / "many")
+    count = 100_000
+
+    def commit(ref: str, mark: int, blob: int, parent: int | None) -> bytes:
+        head = f"commit {ref}\nmark :{mark}\ncommitter T <t@example.com> 1767268800 +0000\ndata 1\n{mark}\n"
+        head += f"from :{parent}\n" if parent else ""
+        return head.encode() + b"".join(
+            f"M 100644 :{blob} d{n // 1000:03}/f{n:06}.txt\n".encode() for n in range(count)
+        )
+
+    stream = b"blob\nmark :1\ndata 4\nold\nblob\nmark :2\ndata 4\nnew\n"
+    stream += commit("refs/heads/main", 3, 1, None) + commit("refs/heads/agent", 4, 2, 3) + b"done\n"
+    git(root, "fast-import", "--quiet", "--done", input=stream)
+    return root
+
+
+def test_100000_changed_files_open_with_their_totals_and_the_last_is_reached(
+    terminal: Terminal, many_files: Path
+) -> None:
+    open_review(terminal, str(many_files), "--range", "main..agent")
+    screen = terminal.wait_for("100000 files", timeout=60)
+    assert "+100000 −100000" in screen and "0/100000 viewed" in screen
+    terminal.wait_for("f000000.txt")
+    assert_unharmed(terminal, "the first screen")
+    terminal.keys("G")
+    terminal.wait_for("d099/f099999.txt")
+    assert_unharmed(terminal, "the last file")
+    terminal.keys("q")
+
+
+@pytest.fixture(scope="module")
+def untracked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A worktree whose agent created 10,000 files git does not know yet, in 20 folders."""
+    root = new_repo(tmp_path_factory.mktemp("untracked") / "untracked")
+    write(root, "README.md", "# untracked\n")
+    commit_all(root, "base")
+    for n in range(10_000):
+        write(root, f"new/d{n // 500:02}/new_{n:05}.py", f"value_{n} = {n}\n")
+    return root
+
+
+def test_10000_untracked_files_are_all_in_the_diff(terminal: Terminal, untracked: Path) -> None:
+    open_review(terminal, str(untracked))
+    screen = terminal.wait_for("10000 files", timeout=60)
+    assert "+10000 −0" in screen
+    terminal.wait_for("value_0 = 0")
+    assert_unharmed(terminal, "the first screen")
+    terminal.keys("G")
+    terminal.wait_for("value_9999 = 9999")
+    assert_unharmed(terminal, "the last file")
     terminal.keys("q")

@@ -240,9 +240,9 @@ def note_for(file: FileDiff) -> str:
     if file.submodule:
         return "Submodule: press enter to show which commits it moved between."
     if file.large:
+        lines = file.added + file.removed
         return (
-            f"Large change: {file.added + file.removed:,} lines, {file.patch_size / 1e6:.1f} MB. "
-            "Press enter to show it."
+            f"Large change: {lines:,} line{'s' * (lines != 1)}, {file.patch_size / 1e6:.1f} MB. Press enter to show it."
         )
     if file.mode_changed:
         return f"Only the mode changed: {file.old_mode} → {file.new_mode}."
