@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from review.overview.status import Overview
+from sshd import sshd  # noqa: F401 (the fixture of an sshd on a loopback port, for the tests of other machines)
 
 
 @pytest.fixture(autouse=True)

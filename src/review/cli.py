@@ -211,21 +211,24 @@ def _agent_names(config: Config) -> tuple[str, ...]:
 
 
 def _all(argv: Sequence[str]) -> int:
-    args = _repository_parser("all", "The overview of every worktree of the repository.").parse_args(argv)
-    return _open_overview(Path(args.repository))
+    parser = _repository_parser("all", "The overview of every worktree of the repository.")
+    _host_option(parser)
+    args = parser.parse_args(argv)
+    return _open_overview(Path(args.repository), args.host)
 
 
-def _open_overview(repository: Path) -> int:
+def _open_overview(repository: Path, given_hosts: Sequence[str] = ()) -> int:
     from review.config import load_config
     from review.overview.status import Overview
 
     config = load_config()
+    chosen = _chosen_hosts(list(given_hosts), config)
     with Overview(repository, agents=_agent_names(config)) as overview:
         # git reads the worktrees while Textual is imported and starts.
         reading = overview.read_apart()
         from review.tui.app import make_overview_app
 
-        make_overview_app(overview, config, first=reading).run()
+        make_overview_app(overview, config, first=reading, hosts=chosen).run()
     return 0
 
 

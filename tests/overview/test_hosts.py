@@ -5,27 +5,24 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import socket
 import subprocess
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from conftest import Repo, app_with
+from drawn import Drawn
 from review import __version__
 from review.config import load_config
 from review.errors import BadConfig, ReviewError
 from review.overview.hosts import Host, gather, parse_host, read_status, remote_command, row_from_json
 from review.overview.status import Overview, row_json
 from review.overview.table import short
-from tmux import review_command
-
-SSHD = shutil.which("sshd") or next((p for p in ("/usr/sbin/sshd",) if os.path.exists(p)), None)
-
+from review.tui.app import make_overview_app
+from review.tui.screens.overview_screen import OverviewScreen
+from sshd import Sshd
+from tmux import Terminal, review_command
 
 # --- without a network -------------------------------------------------------------------------
 
@@ -121,70 +118,6 @@ def test_hosts_in_the_config_file(tmp_path: Path) -> None:
 # --- over a real sshd on a loopback port -------------------------------------------------------
 
 
-@dataclass
-class Sshd:
-    """An sshd of the test's own, and an ssh config that names it `alpha`, `beta` and (a port
-    where nothing listens) `down`."""
-
-    ssh: tuple[str, ...]
-
-    def host(self, name: str, repo: Path | str) -> Host:
-        return Host(name, str(repo), review_command(), self.ssh)
-
-    def config(self, hosts: list[tuple[str, Path | str]]) -> str:
-        return "".join(
-            f'[[hosts]]\nname = "{name}"\nrepo = "{repo}"\ncommand = "{review_command()}"\n'
-            f'ssh = "{" ".join(self.ssh)}"\n'
-            for name, repo in hosts
-        )
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
-    if SSHD is None:
-        pytest.skip("sshd is not installed here (apt-get install openssh-server; .ci/run installs it)")
-    folder = tmp_path_factory.mktemp("sshd")
-    for key in ("host_key", "user_key"):
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(folder / key)], check=True)
-    shutil.copy(folder / "user_key.pub", folder / "authorized_keys")
-    port = _free_port()
-    (folder / "sshd_config").write_text(
-        f"Port {port}\nListenAddress 127.0.0.1\nHostKey {folder / 'host_key'}\n"
-        f"AuthorizedKeysFile {folder / 'authorized_keys'}\nPidFile {folder / 'sshd.pid'}\n"
-        "UsePAM no\nStrictModes no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
-        "PermitRootLogin prohibit-password\nLogLevel ERROR\n"
-    )
-    (folder / "ssh_config").write_text(
-        f"Host alpha beta\n  HostName 127.0.0.1\n  Port {port}\n"
-        f"Host down\n  HostName 127.0.0.1\n  Port {_free_port()}\n"
-        f"Host *\n  User {os.environ.get('USER') or subprocess.run(['id', '-un'], capture_output=True, text=True).stdout.strip()}\n"
-        f"  IdentityFile {folder / 'user_key'}\n  IdentitiesOnly yes\n  StrictHostKeyChecking no\n"
-        f"  UserKnownHostsFile {folder / 'known_hosts'}\n  LogLevel ERROR\n"
-    )
-    if os.geteuid() == 0:
-        os.makedirs("/run/sshd", exist_ok=True)  # its privilege separation folder
-    server = subprocess.Popen([SSHD, "-D", "-f", str(folder / "sshd_config"), "-E", str(folder / "log")])
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        else:
-            pytest.fail(f"sshd did not start: {(folder / 'log').read_text()}")
-        yield Sshd(("ssh", "-F", str(folder / "ssh_config")))
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
 @pytest.fixture
 def two_hosts(tmp_path: Path, project: Repo) -> tuple[Repo, Repo]:
     """Two repositories, each with an agent's worktree that waits on the reviewer."""
@@ -269,3 +202,94 @@ def test_status_over_ssh_as_json_short_and_table(sshd: Sshd, two_hosts: tuple[Re
     status = json.loads(done.stdout)
     assert [row["name"] for row in status["worktrees"]] == ["repo", "alpha-agent"]
     assert [host["host"] for host in status["hosts"]] == ["beta"]
+
+
+# --- in the overview ---------------------------------------------------------------------------
+
+
+async def test_the_overview_shows_each_host_in_a_group_and_a_host_it_cannot_reach(
+    sshd: Sshd, two_hosts: tuple[Repo, Repo]
+) -> None:
+    here, there = two_hosts
+    hosts = [sshd.host("beta", there.root), sshd.host("down", "/anywhere")]
+    with Overview(here.root) as overview:
+        app = make_overview_app(overview, watch=False, hosts=hosts)
+        async with app.run_test(size=(140, 40)) as pilot:
+            screen = app.screen_stack[0]
+            assert isinstance(screen, OverviewScreen)
+            for _ in range(200):
+                await pilot.pause(0.05)
+                if len(screen.rows) == 5:
+                    break
+            drawn = Drawn.of(app.export_screenshot()).rows
+            text = "\n".join(drawn)
+            # this machine's rows first, grouped by whom they wait on, then each host's
+            beta = next(n for n, line in enumerate(drawn) if line.startswith(f" beta:{there.root} (seen "))
+            down = next(n for n, line in enumerate(drawn) if line.startswith(" down:/anywhere: not reached (1)"))
+            assert "beta-agent" in drawn[beta + 1] and "other repo" in drawn[beta + 2]
+            assert "alpha-agent" in "\n".join(drawn[:beta]) and beta < down
+            assert "problem: cannot reach down: " in drawn[down + 1]
+            # both agents wait on the reviewer: the queue counts them across machines
+            assert "2 wait on you" in text
+            assert sorted(row.name for row in screen.table.queue) == ["alpha-agent", "beta-agent"]
+            # the detail of another machine's worktree has no hunks to read here, and says so
+            screen.select(Path(f"beta:{there.root.parent / 'beta-agent'}"))
+            await pilot.pause()
+            assert screen.table.row is not None and screen.table.row.host == "beta"
+            assert not [toast for toast in app._notifications if toast.severity == "error"]
+
+
+def _overview_in_a_terminal(sshd: Sshd, two_hosts: tuple[Repo, Repo], tmp_path: Path) -> Terminal:
+    """`review all` of the first repository in tmux, with the second one's host in the config."""
+    here, there = two_hosts
+    config = tmp_path / "config"
+    (config / "review").mkdir(parents=True)
+    (config / "review" / "config.toml").write_text(sshd.config([("beta", there.root)]))
+    return Terminal(here.root, width=140, height=40, env={"XDG_CONFIG_HOME": str(config)})
+
+
+def test_a_worktree_on_another_machine_opens_in_this_terminal_and_comes_back(
+    sshd: Sshd, two_hosts: tuple[Repo, Repo], tmp_path: Path
+) -> None:
+    terminal = _overview_in_a_terminal(sshd, two_hosts, tmp_path)
+    try:
+        # outside tmux, the review there takes this terminal until it ends
+        terminal.run(f"env -u TMUX {review_command()} all")
+        terminal.wait_for("beta-agent")
+        terminal.keys("G", "k")  # the last row is beta's main worktree; above it, its agent's
+        terminal.keys("Enter")
+        screen = terminal.wait_for("work of beta-agent")
+        assert screen.splitlines()[0].lstrip().startswith("beta-agent")  # the review's header, there
+        terminal.keys("q")
+        screen = terminal.wait_for("(seen ")
+        assert "alpha-agent" in screen and "Traceback" not in screen
+        terminal.keys("q")
+    finally:
+        terminal.close()
+
+
+def test_inside_tmux_a_worktree_on_another_machine_opens_in_a_window_of_its_own(
+    sshd: Sshd, two_hosts: tuple[Repo, Repo], tmp_path: Path
+) -> None:
+    terminal = _overview_in_a_terminal(sshd, two_hosts, tmp_path)
+    try:
+        terminal.run(f"{review_command()} all")
+        terminal.wait_for("beta-agent")
+        terminal.keys("G", "k", "Enter")
+        for _ in range(100):
+            windows = terminal.tmux("list-windows", "-t", "main", "-F", "#{window_index} #{window_name}").split("\n")
+            if len([window for window in windows if window]) == 2:
+                break
+            time.sleep(0.1)
+        assert "beta-agent" in windows[1], windows
+        index = windows[1].split()[0]
+        for _ in range(100):
+            if "work of beta-agent" in terminal.tmux("capture-pane", "-p", "-t", f"main:{index}"):
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError(terminal.tmux("capture-pane", "-p", "-t", f"main:{index}"))
+        # the overview stays where it was, in its own window
+        assert "(seen " in terminal.tmux("capture-pane", "-p", "-t", "main:0")
+    finally:
+        terminal.close()

@@ -20,7 +20,7 @@ import subprocess
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, get_args
 
@@ -227,6 +227,39 @@ def row_from_json(item: dict[str, Any]) -> Row:
     )
 
 
+def rows_of(gathered: Gathered) -> list[Row]:
+    """The host's rows as the overview holds them beside this machine's: marked with the host,
+    and keyed `HOST:PATH`, so that the same path on two machines is two worktrees. A host that
+    said nothing is one row that says why."""
+    if gathered.problem:
+        name = gathered.host.name
+        return [Row(path=Path(f"{name}:"), name=name, branch=None, head=None, problem=gathered.problem, host=name)]
+    return [
+        replace(
+            row,
+            path=_keyed(gathered.host, row.path),
+            overlaps=[replace(overlap, worktree=_keyed(gathered.host, overlap.worktree)) for overlap in row.overlaps],
+            host=gathered.host.name,
+        )
+        for row in gathered.rows
+    ]
+
+
+def _keyed(host: Host, path: Path) -> Path:
+    return Path(f"{host.name}:{path}")
+
+
+def remote_path(row: Row) -> str:
+    """Where a row of another machine's worktree is, on that machine."""
+    return str(row.path).partition(":")[2]
+
+
+def open_command(host: Host, path: str) -> list[str]:
+    """The ssh command line that opens the review of the worktree at `path` on the host, in this
+    terminal (`-t`: the viewer needs one)."""
+    return [*host.ssh, "-t", "--", host.name, f"{host.command} {shlex.quote(path)}"]
+
+
 def gathered_json(gathered: Gathered) -> dict[str, Any]:
     """One host in `review status --json --host`: its own status, as its review printed it
     (rows read back and written again, so only the fields this version knows)."""
@@ -241,11 +274,12 @@ def gathered_json(gathered: Gathered) -> dict[str, Any]:
     }
 
 
-def heading(gathered: Gathered) -> str:
-    """The line above a host's rows: where they come from and when, or why there are none."""
+def heading(gathered: Gathered, *, problem: bool = True) -> str:
+    """The line above a host's rows: where they come from and when, or (with `problem`) why
+    there are none."""
     where = visible(f"{gathered.host.name}:{gathered.repo or gathered.host.repo}")
     if gathered.problem:
-        return f"{where}: {visible(gathered.problem)}"
+        return f"{where}: {visible(gathered.problem)}" if problem else f"{where}: not reached"
     seen = time.strftime("%H:%M:%S", time.localtime(gathered.seen_at)) if gathered.seen_at else "never"
     return f"{where} (seen {seen})"
 

@@ -116,6 +116,9 @@ class Row:
     """A commit of the worktree as it is now (in the overview's scratch store)."""
     changed: frozenset[str] = frozenset()
     """The paths its diff touches, on either side of a rename."""
+    host: str | None = None
+    """The machine it is on, as the overview's hosts name it; None for this one (its `path` is
+    then `HOST:PATH`, so that the same path on two machines is two worktrees)."""
 
     def copied(self) -> Row:
         """A copy that later readings, which change the rows they keep, leave alone: for

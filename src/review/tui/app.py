@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ from review.tui.screens.review_screen import ReviewScreen
 if TYPE_CHECKING:
     # The overview's modules are imported only by an app that has one: `review PATH` starts
     # without them.
+    from review.overview.hosts import Host
     from review.overview.rows import Row
     from review.overview.status import Overview
     from review.tui.saving import Saving
@@ -61,6 +62,7 @@ class ReviewApp(App[None]):
         overview: Overview | None = None,
         first_rows: Future[list[Row]] | None = None,
         now: Callable[[], float] = time.time,
+        hosts: Sequence[Host] = (),
     ) -> None:
         super().__init__()
         if worktree is None and overview is None:
@@ -73,6 +75,8 @@ class ReviewApp(App[None]):
         self.overview = overview
         self._first_rows = first_rows
         self.now = now
+        self.hosts = tuple(hosts)
+        """Repositories on other machines that the overview shows below this one's."""
         self._opened_from: WeakKeyDictionary[ReviewScreen, Path] = WeakKeyDictionary()
         """The overview's path of the worktree each review screen shows."""
         self._leaving: set[ReviewScreen] = set()
@@ -118,7 +122,9 @@ class ReviewApp(App[None]):
             from review.tui.screens.overview_screen import OverviewScreen
 
             first, self._first_rows = self._first_rows, None
-            return OverviewScreen(self.overview, watch=self.watching, now=self.now, first=first)
+            return OverviewScreen(
+                self.overview, watch=self.watching, now=self.now, first=first, hosts=self.hosts, poll=self.config.poll
+            )
         assert self.worktree is not None
         return self._review_screen(self.worktree, self.chosen, first=self.first)
 
@@ -158,8 +164,48 @@ class ReviewApp(App[None]):
     def _open(self, path: Path, replacing: ReviewScreen | None) -> None:
         if self._opening:
             return
+        overview = self.overview_screen
+        row = overview.rows.get(path) if overview is not None else None
+        if row is not None and row.host is not None:
+            if replacing is not None:
+                self.pop_screen()
+            self._open_elsewhere(row)
+            return
         self._opening = True
         self._find_worktree(path, replacing)
+
+    def _open_elsewhere(self, row: Row) -> None:
+        """Open the review of another machine's worktree with ssh: in a new tmux window inside
+        tmux (the overview stays in sight), else in this terminal, back here when it ends."""
+        import shlex
+        import shutil
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        from review.overview import hosts
+
+        overview = self.overview_screen
+        assert overview is not None and row.host is not None
+        host = overview.hosts[row.host]
+        argv = hosts.open_command(host, hosts.remote_path(row))
+        overview.select(row.path)
+        if os.environ.get("TMUX") and shutil.which("tmux"):
+            done = subprocess.run(["tmux", "new-window", "-n", row.name, shlex.join(argv)], capture_output=True)
+            said = done.stderr.decode("utf-8", "replace").strip()
+        else:
+            try:
+                with self.suspend():
+                    done = subprocess.run(argv)
+            except SuspendNotSupported:
+                self.notify(f"{row.host}: this terminal cannot be handed to ssh", severity="error")
+                return
+            said = f"ssh ended with exit status {done.returncode}"
+        if done.returncode != 0:
+            self.notify(
+                f"The review of {row.name} on {row.host} did not open: {said}", title="review", severity="error"
+            )
+        overview.ask_again()
 
     @work(thread=True, group="open")
     def _find_worktree(self, path: Path, replacing: ReviewScreen | None) -> None:
@@ -366,12 +412,14 @@ def make_overview_app(
     watch: bool = True,
     now: Callable[[], float] = time.time,
     first: Future[list[Row]] | None = None,
+    hosts: Sequence[Host] = (),
 ) -> ReviewApp:
     """The app on the overview of `overview`'s repository, from which the reviewer opens each
     worktree's review. Its rows start being read at once, while the app starts, unless `first`
     is that reading already under way (`Overview.read_apart()`).
 
-    The caller keeps `overview` and closes it after the app has run. Tests pass `watch=False` to
+    `hosts` are repositories on other machines, shown below this one's. The caller keeps
+    `overview` and closes it after the app has run. Tests pass `watch=False` to
     leave the live updates and the review screens' file watchers off, and `now` to stop the clock
     the ages are measured with.
     """
@@ -385,4 +433,5 @@ def make_overview_app(
         overview=overview,
         first_rows=first or in_a_thread(overview.read_rows),
         now=now,
+        hosts=hosts,
     )

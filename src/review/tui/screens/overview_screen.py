@@ -26,7 +26,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from review.errors import ReviewError
-from review.overview import attention, live
+from review.overview import attention, hosts, live
+from review.overview.hosts import Gathered, Host
 from review.overview.rows import Row
 from review.overview.status import Overview
 from review.repo.merge import ConflictHunk
@@ -85,6 +86,13 @@ class OverviewScreen(Screen[None]):
             super().__init__()
             self.path = path
 
+    class HostsRead(Message):
+        """What the other machines said, asked all at once."""
+
+        def __init__(self, gathered: list[Gathered]) -> None:
+            super().__init__()
+            self.gathered = gathered
+
     class Called(Message):
         """Worktrees newly call for the reviewer: the app tells the terminal."""
 
@@ -106,6 +114,8 @@ class OverviewScreen(Screen[None]):
         watch: bool = True,
         now: Callable[[], float] = time.time,
         first: Future[list[Row]] | None = None,
+        hosts: Sequence[Host] = (),
+        poll: float = 30.0,
     ) -> None:
         """The overview of `overview`'s repository.
 
@@ -114,9 +124,19 @@ class OverviewScreen(Screen[None]):
             watch: Follow the worktrees' changes live (`review.overview.live`).
             now: The clock the ages are measured with.
             first: The first read, already under way (`overview.read_rows()`); None: read here.
+            hosts: Repositories on other machines, shown below this one's, asked over ssh.
+            poll: Seconds between two askings of the other machines, while following.
         """
         super().__init__()
         self.overview = overview
+        self.hosts = {host.name: host for host in hosts}
+        self.poll = poll
+        self._local: list[Row] = []
+        """This machine's rows, as last read."""
+        self._remote: dict[str, Gathered] = {}
+        """What each other machine said last."""
+        self._ask_now = threading.Event()
+        """Set to ask the other machines at once, without waiting for the next poll."""
         self.watching = watch
         self.now = now
         self._first = first
@@ -153,6 +173,8 @@ class OverviewScreen(Screen[None]):
         self.table.focus()
         self._show_summary()
         self.read_first()
+        if self.hosts:
+            self.ask_hosts()
         self.set_timer(LOADING_AFTER, self._say_loading)
         self.set_interval(TICK_SECONDS, self.table.tick)
 
@@ -173,6 +195,7 @@ class OverviewScreen(Screen[None]):
     def stop(self) -> None:
         """Stop following the worktrees."""
         self._stop.set()
+        self._ask_now.set()
 
     def _say_loading(self) -> None:
         if not self.loaded:
@@ -231,9 +254,37 @@ class OverviewScreen(Screen[None]):
     @on(RowsRead)
     def _rows_read(self, message: RowsRead) -> None:
         # The live updates look again every second; what did not change is not drawn again.
-        if self.loaded and message.rows == list(self.rows.values()):
+        if self.loaded and message.rows == self._local:
             return
-        self.show_rows(message.rows)
+        self._local = message.rows
+        self.show_rows(self._local + self._remote_rows())
+
+    @work(thread=True, group="hosts")
+    def ask_hosts(self) -> None:
+        """Ask the other machines, all at once, now and every `poll` seconds while following
+        (or when asked to, `ask_again`)."""
+        while not self._stop.is_set():
+            self.post_message(self.HostsRead(hosts.gather(list(self.hosts.values()))))
+            if not self.watching:
+                return
+            self._ask_now.wait(self.poll)
+            self._ask_now.clear()
+
+    def ask_again(self) -> None:
+        """Ask the other machines at once (the reviewer came back from one)."""
+        self._ask_now.set()
+
+    @on(HostsRead)
+    def _hosts_read(self, message: HostsRead) -> None:
+        for gathered in message.gathered:
+            self._remote[gathered.host.name] = gathered
+        # a host's problem is said by its one row
+        self.table.hosts = {name: hosts.heading(gathered, problem=False) for name, gathered in self._remote.items()}
+        if self.loaded:
+            self.show_rows(self._local + self._remote_rows())
+
+    def _remote_rows(self) -> list[Row]:
+        return [row for name in self.hosts if name in self._remote for row in hosts.rows_of(self._remote[name])]
 
     @on(Failed)
     def _failed(self, message: Failed) -> None:
@@ -294,8 +345,8 @@ class OverviewScreen(Screen[None]):
             return
         key = self._conflict_key(row)
         conflicts: Conflicts | None
-        if not key[1] and not key[2]:
-            conflicts = {}
+        if row.host is not None or (not key[1] and not key[2]):
+            conflicts = {}  # another machine's hunks are not here to read
         else:
             conflicts = self._conflicts.get(key)
             if conflicts is None:

@@ -185,6 +185,8 @@ class WorktreeTable(ScrollView, can_focus=True):
         self.now = now
         self.empty_message = ""
         """What the table says while it has no rows (e.g. while they are read)."""
+        self.hosts: dict[str, str] = {}
+        """The heading of each other machine's group, by host: where its rows come from, and when."""
         self.default_branch: str | None = None
         """The default branch's name, the heading of the column that says whether a row merges into it."""
         self._rows: list[Row] = []
@@ -206,7 +208,7 @@ class WorktreeTable(ScrollView, can_focus=True):
         when that one is gone)."""
         current = self.row
         line = self._line_of[self._cursor] if self._rows else -1
-        self._rows = by_wait(rows)
+        self._rows = _in_groups(rows)
         self._lines, self._line_of = [], []
         group = None
         for index, row in enumerate(self._rows):
@@ -389,7 +391,8 @@ class WorktreeTable(ScrollView, can_focus=True):
         base = self.rich_style
         if isinstance(entry, str):
             count = sum(1 for row in self._rows if _group(row) == entry)
-            text = Text(f" {GROUPS[entry]} ({count})", self._style("group"), no_wrap=True, end="")
+            heading = GROUPS.get(entry) or self.hosts.get(entry.removeprefix("@"), entry.removeprefix("@"))
+            text = Text(f" {visible(heading)} ({count})", self._style("group"), no_wrap=True, end="")
             return Strip(Segment.apply_style(text.render(CONSOLE), base)).crop_extend(0, width, base)
         row = self._rows[entry]
         cells = self._all_cells()[entry]
@@ -570,7 +573,17 @@ def short_names(rows: Iterable[Row]) -> dict[Path, str]:
 
 
 def _group(row: Row) -> str:
+    if row.host is not None:
+        return f"@{row.host}"
     return "problem" if row.problem else row.waits_on
+
+
+def _in_groups(rows: Iterable[Row]) -> list[Row]:
+    """This machine's rows by whom they wait on, then each other machine's in a group of its own
+    (in the order the hosts first come), by whom they wait on."""
+    rows = by_wait(rows)
+    hosts = list(dict.fromkeys(row.host for row in rows if row.host is not None))
+    return [row for row in rows if row.host is None] + [row for host in hosts for row in rows if row.host == host]
 
 
 def _aligned(text: Text, width: int, right: bool) -> Text:
