@@ -17,7 +17,9 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -416,3 +418,61 @@ def test_10000_untracked_files_are_all_in_the_diff(terminal: Terminal, untracked
     terminal.wait_for("value_9999 = 9999")
     assert_unharmed(terminal, "the last file")
     terminal.keys("q")
+
+
+@pytest.fixture
+def churning(tmp_path: Path) -> Iterator[tuple[Path, Callable[[], int]]]:
+    """A worktree whose agent rewrites a file every 50 ms (truncated, then written, as an editor
+    does), with how many times it has so far."""
+    root = new_repo(tmp_path / "churn")
+    body = "".join(f"line_{n} = {n}\n" for n in range(40))
+    write(root, "app.py", "tick = 0\n" + body)
+    write(root, "other.py", "steady = 1\n")
+    commit_all(root, "base")
+    git(root, "checkout", "--quiet", "-b", "agent")
+    write(root, "other.py", "steady = 2\n")
+    stop = threading.Event()
+    ticks = [0]
+
+    def churn() -> None:
+        while not stop.wait(0.05):
+            ticks[0] += 1
+            (root / "app.py").write_text(f"tick = {ticks[0]}\n" + body)
+
+    thread = threading.Thread(target=churn, daemon=True)
+    thread.start()
+    yield root, lambda: ticks[0]
+    stop.set()
+    thread.join()
+
+
+def test_a_file_rewritten_every_50_ms_is_followed_and_keys_are_answered(
+    terminal: Terminal, churning: tuple[Path, Callable[[], int]]
+) -> None:
+    root, ticks = churning
+    open_review(terminal, str(root))
+    terminal.wait_for("tick = ")
+    for _ in range(3):
+        written = ticks()
+        follows = shown_tick(terminal, at_least=written)  # the viewer shows a later write
+        assert follows >= written
+        assert_unharmed(terminal, "while the file changes")
+        terminal.keys("s")  # a key is answered while the writes go on
+        terminal.wait_for("│")
+        assert_unharmed(terminal, "split while the file changes")
+        terminal.keys("s")
+        terminal.wait_until_gone("│")
+    terminal.keys("q")
+
+
+def shown_tick(terminal: Terminal, at_least: int, timeout: float = 30.0) -> int:
+    """The tick the viewer shows, once it is `at_least`."""
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = terminal.screen()
+        found = [int(n) for n in re.findall(r"tick = (\d+)", screen)]
+        if found and max(found) >= at_least:
+            return max(found)
+        time.sleep(0.05)
+    raise AssertionError(f"the viewer never showed tick {at_least}:\n{screen}")
