@@ -354,6 +354,25 @@ def test_an_uninitialised_submodule_is_not_a_change(
     comment_send_and_read(capsys, clone.root, "src/app.py:1")
 
 
+def test_a_repository_without_commits_inside_the_worktree_is_left_out_and_the_rest_reviewed(
+    project: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The agent ran `git init` in a new folder (a scaffolding tool does): git has no commit to
+    # record such a repository by, and cannot add it.
+    project.git("checkout", "--quiet", "-b", "agent")
+    for folder in ("scaffold", "new/deeper"):
+        (project.root / folder).mkdir(parents=True)
+        Repo(project.root / folder).git("init", "--quiet")
+        project.write(f"{folder}/inside.txt", "in a repository of its own\n")
+    project.write("new/beside.txt", "beside it\n")
+    project.write("src/app.py", "the agent's change\n")
+    _, diff = viewed(project.root)
+    assert files(diff) == {"new/beside.txt": Status.ADDED, "src/app.py": Status.MODIFIED}
+    found = row(capsys, project.root, "repo")
+    assert (found["problem"], found["files"]) == (None, 2)
+    comment_send_and_read(capsys, project.root, "new/beside.txt:1")
+
+
 # Worktrees that are not there, and repositories without one.
 
 

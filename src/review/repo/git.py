@@ -422,12 +422,22 @@ def diff_file(
             worktree.root,
             "add",
             "--intent-to-add",
+            *_ADD_WHAT_GIT_CAN,
             "--pathspec-from-file=-",
             "--pathspec-file-nul",
             input=b"\0".join(new_files) + b"\0",
             env=env,
+            ok=_ADDED_WHAT_GIT_COULD,
         )
         return run_git_into_file(worktree.root, *args, env=env)
+
+
+_ADD_WHAT_GIT_CAN = ("--ignore-errors",)
+"""`git add` goes on past a path it cannot add, and exits with 1: a repository inside the worktree
+with no commit yet (an agent's `git init` in a new folder) has no commit to be recorded by, and
+would otherwise stop the diff and the snapshot of everything else. git leaves it out, as
+`git status` shows nothing inside it."""
+_ADDED_WHAT_GIT_COULD = (0, 1)
 
 
 @contextmanager
@@ -508,7 +518,17 @@ def working_tree(worktree: Worktree, env: dict[str, str] | None = None) -> str:
         # review's own folder stays out even where its .gitignore is gone (pathspec magic needs
         # non-literal pathspecs for this one call).
         exclude = {"GIT_LITERAL_PATHSPECS": "0"}
-        run_git(worktree.root, "add", "--all", "--", ".", f":(exclude){STATE_FOLDER}", env={**staging, **exclude})
+        run_git(
+            worktree.root,
+            "add",
+            "--all",
+            *_ADD_WHAT_GIT_CAN,
+            "--",
+            ".",
+            f":(exclude){STATE_FOLDER}",
+            env={**staging, **exclude},
+            ok=_ADDED_WHAT_GIT_COULD,
+        )
         return run_git(worktree.root, "write-tree", env=staging).decode().strip()
 
 
