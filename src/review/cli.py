@@ -219,16 +219,19 @@ def _all(argv: Sequence[str]) -> int:
 
 def _open_overview(repository: Path, given_hosts: Sequence[str] = ()) -> int:
     from review.config import load_config
-    from review.overview.status import Overview
 
     config = load_config()
     chosen = _chosen_hosts(list(given_hosts), config)
-    with Overview(repository, agents=_agent_names(config)) as overview:
-        # git reads the worktrees while Textual is imported and starts.
-        reading = overview.read_apart()
-        from review.tui.app import make_overview_app
+    local = _local_overview(str(repository), config, hosts=bool(chosen))
+    # git reads the worktrees while Textual is imported and starts.
+    reading = local.read_apart() if local is not None else None
+    from review.tui.app import make_overview_app
 
-        make_overview_app(overview, config, first=reading, hosts=chosen).run()
+    try:
+        make_overview_app(local, config, first=reading, hosts=chosen).run()
+    finally:
+        if local is not None:
+            local.close()
     return 0
 
 

@@ -293,3 +293,23 @@ def test_inside_tmux_a_worktree_on_another_machine_opens_in_a_window_of_its_own(
         assert "(seen " in terminal.tmux("capture-pane", "-p", "-t", "main:0")
     finally:
         terminal.close()
+
+
+async def test_without_a_repository_here_the_overview_shows_the_hosts_alone(
+    sshd: Sshd, two_hosts: tuple[Repo, Repo]
+) -> None:
+    _, there = two_hosts
+    app = make_overview_app(None, watch=False, hosts=[sshd.host("beta", there.root)])
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = app.screen_stack[0]
+        assert isinstance(screen, OverviewScreen)
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if screen.rows:
+                break
+        text = "\n".join(Drawn.of(app.export_screenshot()).rows)
+        assert text.splitlines()[0].strip().startswith("1/1 hosts  2 worktrees · 1 waits on you")
+        assert f"beta:{there.root} (seen " in text and "beta-agent" in text
+        await pilot.press("question_mark")  # the help of an overview without a repository
+        await pilot.pause()
+        assert not [toast for toast in app._notifications if toast.severity == "error"]

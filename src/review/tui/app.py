@@ -65,8 +65,8 @@ class ReviewApp(App[None]):
         hosts: Sequence[Host] = (),
     ) -> None:
         super().__init__()
-        if worktree is None and overview is None:
-            raise ValueError("the app needs a worktree or an overview")
+        if worktree is None and overview is None and not hosts:
+            raise ValueError("the app needs a worktree, an overview or hosts")
         self.first = first
         self.worktree = worktree
         self.chosen = chosen
@@ -77,6 +77,8 @@ class ReviewApp(App[None]):
         self.now = now
         self.hosts = tuple(hosts)
         """Repositories on other machines that the overview shows below this one's."""
+        self.batch = overview is not None or bool(hosts)
+        """Whether the app has an overview to go through the worktrees from."""
         self._opened_from: WeakKeyDictionary[ReviewScreen, Path] = WeakKeyDictionary()
         """The overview's path of the worktree each review screen shows."""
         self._leaving: set[ReviewScreen] = set()
@@ -118,7 +120,7 @@ class ReviewApp(App[None]):
         itself so that its first frame is whole. (A screen pushed from the app's on_mount is laid
         out while Textual holds back the display, and its first frame then lacks the parts that
         did not change after that.)"""
-        if self.overview is not None:
+        if self.batch:
             from review.tui.screens.overview_screen import OverviewScreen
 
             first, self._first_rows = self._first_rows, None
@@ -141,7 +143,7 @@ class ReviewApp(App[None]):
     @property
     def overview_screen(self) -> OverviewScreen | None:
         """The overview, when the app has one."""
-        if self.overview is None:
+        if not self.batch:
             return None
         from review.tui.screens.overview_screen import OverviewScreen
 
@@ -151,8 +153,8 @@ class ReviewApp(App[None]):
         if action in _BATCH:
             top = self.screen
             if action == "overview":
-                return self.overview is not None and isinstance(top, ReviewScreen)
-            return self.overview is not None and (isinstance(top, ReviewScreen) or top is self.overview_screen)
+                return self.batch and isinstance(top, ReviewScreen)
+            return self.batch and (isinstance(top, ReviewScreen) or top is self.overview_screen)
         return True
 
     # -- going from one review to the next -----------------------------------------------------
@@ -383,7 +385,7 @@ class ReviewApp(App[None]):
             ("Reviewing", list(ReviewScreen.BINDINGS)),
             ("File list", list(FileList.BINDINGS)),
         ]
-        if self.overview is not None:
+        if self.batch:
             groups.append(("Going through the reviews", batch))
         groups.append(("Everywhere", everywhere))
         reviewing = screen.worktree.root if isinstance(screen, ReviewScreen) else None
@@ -406,7 +408,7 @@ def make_app(
 
 
 def make_overview_app(
-    overview: Overview,
+    overview: Overview | None,
     config: Config | None = None,
     *,
     watch: bool = True,
@@ -418,8 +420,9 @@ def make_overview_app(
     worktree's review. Its rows start being read at once, while the app starts, unless `first`
     is that reading already under way (`Overview.read_apart()`).
 
-    `hosts` are repositories on other machines, shown below this one's. The caller keeps
-    `overview` and closes it after the app has run. Tests pass `watch=False` to
+    `hosts` are repositories on other machines, shown below this one's (or alone, without an
+    `overview`: a laptop that looks at a workstation's agents). The caller keeps `overview` and
+    closes it after the app has run. Tests pass `watch=False` to
     leave the live updates and the review screens' file watchers off, and `now` to stop the clock
     the ages are measured with.
     """
@@ -431,7 +434,7 @@ def make_overview_app(
         config or Config(),
         watch=watch,
         overview=overview,
-        first_rows=first or in_a_thread(overview.read_rows),
+        first_rows=first or (in_a_thread(overview.read_rows) if overview is not None else None),
         now=now,
         hosts=hosts,
     )

@@ -109,7 +109,7 @@ class OverviewScreen(Screen[None]):
 
     def __init__(
         self,
-        overview: Overview,
+        overview: Overview | None,
         *,
         watch: bool = True,
         now: Callable[[], float] = time.time,
@@ -120,7 +120,7 @@ class OverviewScreen(Screen[None]):
         """The overview of `overview`'s repository.
 
         Args:
-            overview: Read here, in worker threads, one at a time.
+            overview: Read here, in worker threads, one at a time; None for none here, only `hosts`.
             watch: Follow the worktrees' changes live (`review.overview.live`).
             now: The clock the ages are measured with.
             first: The first read, already under way (`overview.read_rows()`); None: read here.
@@ -169,7 +169,7 @@ class OverviewScreen(Screen[None]):
         return self.query_one(RadarDetail)
 
     def on_mount(self) -> None:
-        self.table.default_branch = self.overview.repo.default_branch
+        self.table.default_branch = self._default_branch
         self.table.focus()
         self._show_summary()
         self.read_first()
@@ -208,6 +208,9 @@ class OverviewScreen(Screen[None]):
     def read_first(self) -> None:
         """Read every worktree (or wait for the read under way), then follow them live."""
         first, self._first = self._first, None
+        if self.overview is None:  # only other machines: their rows come as they answer
+            self.post_message(self.RowsRead([], set()))
+            return
         with self._reading:
             try:
                 rows = first.result() if first is not None else self.overview.read_rows()
@@ -241,7 +244,7 @@ class OverviewScreen(Screen[None]):
         While the live updates are on they read every change; a refresh from here could race
         with theirs, so it is left to them.
         """
-        if self.live:
+        if self.live or self.overview is None:
             return
         with self._reading:
             try:
@@ -303,9 +306,10 @@ class OverviewScreen(Screen[None]):
         self.loaded = True
         self._said = None
         self.rows = {row.path: row for row in rows}
-        self.table.default_branch = self.overview.repo.default_branch
+        self.table.default_branch = self._default_branch
         if not rows:
-            self.table.empty_message = "No worktrees."
+            asking = len(self._remote) < len(self.hosts)
+            self.table.empty_message = "Asking the other machines…" if asking else "No worktrees."
         self.table.show(rows)
         self._show_summary()
         self._show_detail()
@@ -313,11 +317,15 @@ class OverviewScreen(Screen[None]):
     def _show_summary(self) -> None:
         rows = list(self.rows.values())
         text = Text(no_wrap=True, overflow="ellipsis", end="")
-        repo = self.overview.repo
-        name = repo.root.name if repo.root.name != ".git" else repo.root.parent.name
-        text.append(visible(name), "bold")
-        if repo.default_branch:
-            text.append(f"  {visible(repo.default_branch)}", "italic")
+        if self.overview is not None:
+            repo = self.overview.repo
+            name = repo.root.name if repo.root.name != ".git" else repo.root.parent.name
+            text.append(visible(name), "bold")
+            if repo.default_branch:
+                text.append(f"  {visible(repo.default_branch)}", "italic")
+        if self.hosts:
+            reached = sum(1 for name in self.hosts if name in self._remote and not self._remote[name].problem)
+            text.append(f"{'  + ' if self.overview is not None else ''}{reached}/{len(self.hosts)} hosts", "bold")
         if not self.loaded:
             self.query_one("#summary", Static).update(text)
             return
@@ -352,7 +360,11 @@ class OverviewScreen(Screen[None]):
             if conflicts is None:
                 others = [self.rows.get(path) for path, _ in key[1]]
                 self.read_conflicts(key, row, [other for other in others if other is not None], key[2])
-        self.detail.show(row, self.rows, default_branch=self.overview.repo.default_branch, conflicts=conflicts)
+        self.detail.show(row, self.rows, default_branch=self._default_branch, conflicts=conflicts)
+
+    @property
+    def _default_branch(self) -> str | None:
+        return self.overview.repo.default_branch if self.overview is not None else None
 
     def _conflict_key(self, row: Row) -> _ConflictKey:
         """What the row's conflicting hunks depend on: its work and that of each worktree it
@@ -367,6 +379,7 @@ class OverviewScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="conflicts")
     def read_conflicts(self, key: _ConflictKey, row: Row, others: list[Row], with_default: bool) -> None:
         found: dict[Path | None, list[tuple[str, list[ConflictHunk]]]] = {}
+        assert self.overview is not None  # only this machine's rows have hunks to read
         with self._reading:
             try:
                 for other in others:
