@@ -554,6 +554,23 @@ def test_a_repository_of_sha256_objects(tmp_path: Path, capsys: pytest.CaptureFi
     assert comment_send_and_read(capsys, repo.root, "new.txt:1")["code"] == ["new"]
 
 
+def test_a_clean_filter_that_fails_is_one_line_naming_the_file_and_the_filter(
+    project: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.write(".gitattributes", "*.dat filter=broken\n")
+    project.commit("a filter")
+    project.git("config", "filter.broken.clean", "false")
+    project.git("config", "filter.broken.required", "true")
+    project.git("checkout", "--quiet", "-b", "agent")
+    project.write("data.dat", "through the filter\n")
+    says = "data.dat: clean filter 'broken' failed (external filter 'false' failed 1)"
+    with pytest.raises(GitFailed) as failed:
+        viewed(project.root)
+    assert str(failed.value) == says
+    assert one_line(review(capsys, "send", "-C", str(project.root), "-m", "a summary")) == says
+    assert row(capsys, project.root, "repo")["problem"] == f"git: {says}"
+
+
 # Where HEAD points.
 
 

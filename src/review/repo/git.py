@@ -94,7 +94,7 @@ def run_git_into_file(
             too_old = _this_git_too_old()
             if too_old:
                 raise GitTooOld(too_old)
-            raise GitFailed(_first_error_line(proc.stderr) or f"git {args[0]} exited with {proc.returncode}")
+            raise GitFailed(_error_line(proc.stderr) or f"git {args[0]} exited with {proc.returncode}")
         out.seek(0)
     except BaseException:
         out.close()
@@ -137,14 +137,25 @@ def _this_git_too_old() -> str | None:
     return None if version is None else version_problem(version)
 
 
-def _first_error_line(stderr: bytes) -> str:
-    for raw in stderr.decode("utf-8", "replace").splitlines():
-        line = raw.strip()
-        if line:
-            for prefix in ("fatal: ", "error: "):
-                line = line.removeprefix(prefix)
-            return line
-    return ""
+def _error_line(stderr: bytes) -> str:
+    """git's reason for stopping, in one line: its last `fatal:` line, with its first line before
+    that in brackets when that says something else (a filter's "data.dat: clean filter 'x'
+    failed" comes after the "external filter 'false' failed 1" that says why); else its first
+    line."""
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    if not lines:
+        return ""
+    first = _unprefixed(lines[0])
+    fatal = [_unprefixed(line) for line in lines if line.startswith("fatal: ")]
+    if not fatal or fatal[-1] == first:
+        return first
+    return f"{fatal[-1]} ({first})"
+
+
+def _unprefixed(line: str) -> str:
+    for prefix in ("fatal: ", "error: "):
+        line = line.removeprefix(prefix)
+    return line
 
 
 @dataclass(frozen=True)
