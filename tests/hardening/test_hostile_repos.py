@@ -37,7 +37,8 @@ TITLE = "clean-title"
 # What a terminal would act on, or would not show: controls, DEL, C1, bidirectional and invisible
 # format characters. None of them may reach the screen.
 RAW = re.compile(
-    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\U000e0000-\U000e007f]"
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u3164\ufeff\uffa0\U000e0000-\U000e007f]"
 )
 # In `capture-pane -e`, the only escape sequences tmux writes are colours (SGR). Anything else
 # would be one from the repository that got through.
@@ -118,7 +119,11 @@ def assert_unharmed(terminal: Terminal, what: str = "") -> str:
         f"{what}: the header is not on the first row:\n{screen}"
     )
     assert "q Quit" in rows[-1], f"{what}: the footer is not on the last row:\n{screen}"
-    assert all(cell_len(row) <= WIDTH for row in rows), f"{what}: a row is wider than the terminal:\n{screen}"
+    # tmux keeps each row's cells (-N: to the last column); where the viewer measured a character
+    # other than tmux draws it, the row's cells add up to more or less than the width
+    cells = terminal.tmux("capture-pane", "-p", "-N", "-t", "main").split("\n")[:HEIGHT]
+    drifted = [row for row in cells if cell_len(row) != WIDTH]
+    assert not drifted, f"{what}: rows the terminal draws wider or narrower than the viewer meant: {drifted}"
     # the file list's right border is one column on every row between the header and the footer:
     # no row was shifted by a character the terminal drew wider or narrower than the viewer meant
     columns = {cell_len(row[: row.index("▕")]) for row in rows[1:-1] if "▕" in row}
@@ -134,6 +139,11 @@ def test_invisible_characters_are_named_where_text_is_made_inert() -> None:
     assert visible(hidden) == "a<U+200B>b<U+200C>c<U+200D>d<U+2060>e<U+FEFF>f<U+00AD>g<U+E0041>"
     printed = inert_json({"body": hidden})
     assert not RAW.search(printed.replace("\n", "")) and json.loads(printed) == {"body": hidden}
+
+
+def test_hangul_fillers_are_named() -> None:
+    # blank letters: a name made of them is one no one sees
+    assert visible("\u3164=\uffa0+\u115f\u1160") == "<U+3164>=<U+FFA0>+<U+115F><U+1160>"
 
 
 def test_a_tab_in_a_name_is_a_stand_in_and_code_keeps_its_tabs() -> None:
@@ -230,6 +240,8 @@ HOSTILE_FILES: dict[str | bytes, str | bytes] = {
     "bidi\u202egnp.txt": 'access = "user\u202e \u2066// admin\u2069 \u2066"\nmarks \u200e\u200f\u061c\n',
     "zero\u200bwidth\ufeff.txt": "zw a\u200bb\u200cc\u200dd\u2060e\ufefff\u00adg\ntags \U000e0041\U000e0042\n",
     "tab\tand\x7fdel.txt": "tab\there\x7f\x08\x08back\n",
+    # a Hangul filler is a blank letter: an identifier no one sees, as wide as a letter to tmux
+    "filler\u3164.js": "if (\u3164 === \uffa0) run(\u115f\u1160)\n",
 }
 
 STAND_INS = [
@@ -253,6 +265,8 @@ STAND_INS = [
     "tags <U+E0041><U+E0042>",
     "tab here^?^H^Hback",  # a tab in code is spaces to the next stop
     "tab^Iand^?del.txt",
+    "filler<U+3164>.js",
+    "if (<U+3164> === <U+FFA0>) run(<U+115F><U+1160>)",
     "def evil^[]0;pwned-section^G():",  # git's hunk header names the function around the change
 ]
 

@@ -14,9 +14,12 @@ from typing import Any
 # Invisible format characters: bidirectional marks, overrides and isolates (code that reads
 # differently from how it runs), and the zero-width ones (a soft hyphen, zero-width spaces and
 # joiners, word joiners, a byte order mark, Unicode tags that smuggle text to a language model
-# unseen), which hide a difference between two lines or inside a name.
+# unseen), which hide a difference between two lines or inside a name. Also the Hangul fillers,
+# blank letters that make an identifier no one sees (and that Rich and terminals give different
+# widths, so a row holding one was drawn out of place).
 _INVISIBLE = (
-    "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f"
+    "\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff"
+    "\uffa0\ufff9-\ufffb\U000e0000-\U000e007f"
 )
 
 # C0 controls except tab (which code keeps, for the view to expand), DEL, C1 controls, the
