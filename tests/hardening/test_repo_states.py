@@ -339,6 +339,29 @@ def test_nested_submodules_show_as_their_commits(with_submodules: Repo, capsys: 
     comment_send_and_read(capsys, repo.root, "src/app.py:1")
 
 
+def test_an_agent_at_work_inside_a_submodule_reviews_the_submodule(
+    with_submodules: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with_submodules.git("submodule", "update", "--quiet", "--init")
+    lib = Repo(with_submodules.root / "lib")
+    lib.git("checkout", "--quiet", "-b", "agent")
+    lib.write("lib.txt", "the agent's change inside the submodule\n")
+    linked = Repo(tmp_path / "lib-linked")
+    lib.git("worktree", "add", "--quiet", "-b", "linked", str(linked.root))
+    linked.write("lib.txt", "in a worktree of the submodule\n")
+    sides, diff = viewed(lib.root)
+    assert (sides.label, files(diff)) == ("main...working tree", {"lib.txt": Status.MODIFIED})
+    # git names a submodule's own worktree by its git folder (.git/modules/lib): the row is the
+    # working tree's, read as any other
+    for where in (lib.root, linked.root):
+        rows = json.loads(ok(review(capsys, "status", "--json", str(where))))["worktrees"]
+        assert [(r["path"], r["files"], r["problem"]) for r in rows] == [
+            (str(lib.root), 1, None),
+            (str(linked.root), 1, None),
+        ]
+    comment_send_and_read(capsys, lib.root, "lib.txt:1")
+
+
 def test_an_uninitialised_submodule_is_not_a_change(
     with_submodules: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

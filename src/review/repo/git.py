@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import BinaryIO
@@ -343,7 +343,19 @@ def list_worktrees(worktree: Worktree) -> list[WorktreeEntry]:
                 )
             )
         fields = {}
+    if entries and not entries[0].bare and entries[0].path == worktree.common_dir:
+        # git names a submodule's own working tree by its git folder (.git/modules/NAME): the
+        # working tree is where that folder's core.worktree points.
+        entries[0] = replace(entries[0], path=_main_root(worktree))
     return entries
+
+
+def _main_root(worktree: Worktree) -> Path:
+    """The top folder of the main working tree of the repository `worktree` belongs to."""
+    if not worktree.is_linked:
+        return worktree.root
+    out = run_git(worktree.root, f"--git-dir={worktree.common_dir}", "rev-parse", "--show-toplevel")
+    return Path(os.fsdecode(out.rstrip(b"\n")))
 
 
 STATE_FOLDER = ".review"
