@@ -426,6 +426,16 @@ def test_a_worktree_whose_repository_moved_is_one_line_that_says_how_to_mend_it(
     assert viewed(agent.root)[1].files == []
 
 
+def test_git_run_in_a_folder_deleted_meanwhile_says_the_folder_is_gone(project: Repo) -> None:
+    # (as a worktree the overview or the viewer reads can be deleted between two git commands)
+    gone = project.worktree("gone", "agent/gone")
+    worktree = git.find_worktree(gone.root)
+    shutil.rmtree(gone.root)
+    with pytest.raises(GitFailed) as failed:
+        git.diff_output(worktree, "HEAD", untracked=True)
+    assert str(failed.value) == f"{gone.root}: no such file or directory"
+
+
 @pytest.mark.parametrize("verb", [[], ["pending"], ["status"]])
 def test_a_shell_left_in_a_deleted_worktree_gets_one_clear_line(project: Repo, verb: list[str]) -> None:
     gone = project.worktree("gone", "agent/gone")

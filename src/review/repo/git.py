@@ -86,6 +86,8 @@ def run_git_into_file(
                 ["git", *args], cwd=cwd, input=input, stdout=out, stderr=subprocess.PIPE, env=full_env
             )
         except FileNotFoundError:
+            if not os.path.isdir(cwd):  # a worktree deleted while it is read, say
+                raise GitFailed(f"{cwd}: no such file or directory") from None
             raise GitFailed("git is not installed: no 'git' on PATH") from None
         except NotADirectoryError:
             raise GitFailed(f"{cwd} is not a directory") from None
