@@ -461,8 +461,14 @@ def test_a_bare_repository_has_no_diff_to_review_but_a_status(
     assert found["problem"] == "bare repository: it has no working tree to review"
 
 
-def test_a_path_with_spaces_and_non_ascii_characters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    repo = Repo(tmp_path / "a folder with spaces" / "ünïcödé ✓ repo")
+@pytest.mark.parametrize(
+    "folder",
+    ["a folder with spaces/ünïcödé ✓ repo", "a line\nbreak/ünïcödé ✓ repo", "tab\tand 'quotes\"/ünïcödé ✓ repo"],
+)
+def test_a_path_with_spaces_and_non_ascii_characters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], folder: str
+) -> None:
+    repo = Repo(tmp_path / folder)
     repo.root.mkdir(parents=True)
     repo.git("init", "--quiet")
     repo.write("src/app.py", "one\n")

@@ -215,7 +215,11 @@ def find_worktree(path: Path | str = ".") -> Worktree:
             raise NotARepository(f"{path} is not inside a working tree (a bare repository or a .git folder)") from None
         raise NotARepository(f"{path}: {message}") from None
     lines = os.fsdecode(out).split("\n")
-    if len(lines) < 3 or not lines[0]:
+    if len(lines) != 4:
+        # A line break in the path: each is asked for alone (rev-parse has no -z).
+        asked = ("--show-toplevel", "--absolute-git-dir", "--git-common-dir")
+        lines = [os.fsdecode(run_git(start, "rev-parse", flag)).removesuffix("\n") for flag in asked]
+    if not lines[0]:
         raise NotARepository(f"{path} is not inside a working tree")
     root, git_dir, common = Path(lines[0]), Path(lines[1]), Path(lines[2])
     if not common.is_absolute():
