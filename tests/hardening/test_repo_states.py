@@ -362,6 +362,22 @@ def test_an_agent_at_work_inside_a_submodule_reviews_the_submodule(
     comment_send_and_read(capsys, lib.root, "lib.txt:1")
 
 
+def test_a_repository_with_its_git_folder_elsewhere(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `git init --separate-git-dir`: git lists the worktree by its git folder, as a submodule's
+    repo = Repo(tmp_path / "work")
+    subprocess.run(
+        ["git", "init", "--quiet", f"--separate-git-dir={tmp_path / 'elsewhere'}", str(repo.root)], check=True
+    )
+    repo.write("a.txt", "a\n")
+    repo.commit("a")
+    repo.git("checkout", "--quiet", "-b", "agent")
+    repo.write("a.txt", "b\n")
+    assert files(viewed(repo.root)[1]) == {"a.txt": Status.MODIFIED}
+    rows = json.loads(ok(review(capsys, "status", "--json", str(repo.root))))["worktrees"]
+    assert [(r["path"], r["files"], r["problem"]) for r in rows] == [(str(repo.root), 1, None)]
+    comment_send_and_read(capsys, repo.root, "a.txt:1")
+
+
 def test_an_uninitialised_submodule_is_not_a_change(
     with_submodules: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
