@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
+from bench_tui import Program
 from conftest import Repo, app_with
 from drawn import Drawn
 from review import __version__
+from review.agents import activity
 from review.config import load_config
 from review.errors import BadConfig, ReviewError
 from review.overview.hosts import Host, gather, parse_host, read_status, remote_command, row_from_json
@@ -313,3 +316,26 @@ async def test_without_a_repository_here_the_overview_shows_the_hosts_alone(
         await pilot.press("question_mark")  # the help of an overview without a repository
         await pilot.pause()
         assert not [toast for toast in app._notifications if toast.severity == "error"]
+
+
+def test_the_overview_run_over_ssh_tells_the_terminal_at_this_end(sshd: Sshd, two_hosts: tuple[Repo, Repo]) -> None:
+    # The reviewer on a laptop (a kitty terminal: ssh forwards TERM) runs the overview on the
+    # workstation with `ssh -t`; an agent there finishes; the notification crosses the connection.
+    here, _ = two_hosts
+    agent = here.root.parent / "alpha-agent"
+    activity.record(agent, "working", "claude", "PreToolUse")
+    remote = f"{review_command()} all {shlex.quote(str(here.root))}"
+    program = Program(["env", "TERM=xterm-kitty", *sshd.ssh, "-tt", "alpha", remote], (120, 30))
+    try:
+        program.wait_for(b"alpha-agent", timeout=30)
+        program.settle(1.0)
+        start = len(program.output)
+        deadline = time.monotonic() + 30
+        while b"\x1b]9;review: alpha-agent" not in program.output[start:]:
+            assert time.monotonic() < deadline, bytes(program.output[start:])[-2000:]
+            activity.record(agent, "idle", "claude", "Stop")  # again each second, until it is followed
+            until = time.monotonic() + 1
+            while time.monotonic() < until:
+                program.read(0.1)
+    finally:
+        program.stop()
