@@ -62,6 +62,13 @@ async def until(pilot: Pilot, condition, seconds: float = 10.0) -> None:  # type
 
 
 async def comment_on_line(pilot: Pilot, line: int, text: str) -> None:  # type: ignore[type-arg]
+    await type_on_line(pilot, line, text)
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+
+
+async def type_on_line(pilot: Pilot, line: int, text: str) -> None:  # type: ignore[type-arg]
+    """Open the comment editor on a line of src/app.py and type `text` in it."""
     view = pilot.app.screen.query_one(DiffView)
     assert view.diff_layout is not None
     view.go_to(view.diff_layout.find(Place("src/app.py", new=line)) or 0)
@@ -69,8 +76,6 @@ async def comment_on_line(pilot: Pilot, line: int, text: str) -> None:  # type: 
     await pilot.pause()
     assert isinstance(pilot.app.screen, CommentEditor)
     pilot.app.screen.query_one("TextArea").insert(text)  # type: ignore[attr-defined]
-    await pilot.press("ctrl+s")
-    await pilot.pause()
 
 
 @contextmanager
@@ -262,3 +267,35 @@ async def test_a_broken_review_file_is_told_once_however_often_the_diff_is_read_
         screen.load()
         await settle(pilot)
         await until(pilot, lambda: toasts(pilot).count("cannot be read") == 2)
+
+
+async def test_the_text_of_an_open_editor_is_in_the_unsaved_file_while_it_is_typed(agent_worktree: Repo) -> None:
+    unsaved = agent_worktree.root / ".review" / UNSAVED
+    async with app_for(agent_worktree).run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        screen = screen_of(pilot)
+        await type_on_line(pilot, 30, "half a thought")
+        # nothing saved it: no key, no closing; a viewer killed now would still leave it here
+        await until(pilot, lambda: unsaved.exists() and "half a thought" in unsaved.read_text())
+        assert "being written" in unsaved.read_text()
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: screen.saving.waiting == 0)
+        assert [c.body for c in Store(agent_worktree.root).read().comments] == ["half a thought"]
+        assert not unsaved.exists()  # saved, it is no longer kept apart
+
+
+async def test_text_being_saved_stays_in_the_unsaved_file_until_it_is_saved(agent_worktree: Repo) -> None:
+    unsaved = agent_worktree.root / ".review" / UNSAVED
+    async with app_for(agent_worktree).run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        screen = screen_of(pilot)
+        with held_lock(agent_worktree):
+            await type_on_line(pilot, 30, "wait for the agent")
+            await until(pilot, lambda: unsaved.exists())
+            await pilot.press("ctrl+s")  # the agent holds the lock: the comment waits to be saved
+            await pilot.pause()
+            assert screen.saving.waiting == 1
+            assert "wait for the agent" in unsaved.read_text()
+        await until(pilot, lambda: screen.saving.waiting == 0)
+        assert [c.body for c in Store(agent_worktree.root).read().comments] == ["wait for the agent"]
+        assert not unsaved.exists()

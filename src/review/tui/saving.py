@@ -5,6 +5,10 @@ never runs on the UI thread. A change that cannot be saved yet, because the revi
 unreadable, locked or unwritable, stays queued with everything after it, and is tried again when
 the review file changes and every few seconds. Meanwhile the text the reviewer typed is also kept
 in `.review/unsaved.md`, so that nothing typed is lost even if the viewer is closed or killed.
+
+The text of an open editor goes there too, as the reviewer types (`typing`), and stays there until
+the change it becomes is saved: a viewer killed while a comment is written or saved loses at most
+the last half second of typing.
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ _PASSING = (UnreadableReview, ReviewLocked, CannotWrite)
 
 RETRY_SECONDS = 2.0
 """How often a change that could not be saved is tried again, besides when the file changes."""
+
+TYPING_SECONDS = 0.5
+"""How often an open editor's text is put in the unsaved file, when it changed: the most typing a
+killed viewer loses."""
 
 
 @dataclass(eq=False)
@@ -77,7 +85,10 @@ class Saving:
         self._unfinished = 0
         self._when_saved: list[Callable[[], None]] = []
         self._kept: list[Change] = []
-        """Changes whose text is in the unsaved file: stuck ones, and dropped ones for good."""
+        """Changes whose text is in the unsaved file: stuck ones, dropped ones for good, and the
+        one an editor just closed with, until it is saved."""
+        self._typing: tuple[str, str] | None = None
+        """What an open editor is about and the text in it, while there is some."""
         self._earlier = self._read_earlier()
 
     @property
@@ -99,8 +110,33 @@ class Saving:
         """Whether an earlier session left text it could not save in the unsaved file."""
         return bool(self._earlier)
 
+    def typing(self, what: str, text: str) -> None:
+        """An open editor about `what` holds `text` (told every `TYPING_SECONDS` while it changes):
+        keep it in the unsaved file until the editor closes (`typed`), so that a viewer killed
+        meanwhile loses at most the typing since it was last told."""
+        self._typing = (what, text) if text.strip() else None
+        with suppress(CannotWrite):  # the text is still in the editor, and saved from there
+            self._write_kept()
+
+    def typed(self) -> None:
+        """The editor closed: its text, unless a change took it over (`add`), was let go."""
+        if self._typing is not None:
+            self._typing = None
+            with suppress(CannotWrite):
+                self._write_kept()
+
     def add(self, change: Change) -> None:
-        """Queue a change behind the others and start saving."""
+        """Queue a change behind the others and start saving.
+
+        A change with text takes over the text of the editor it was written in: kept in the
+        unsaved file until the change is saved, as it is while it was typed."""
+        if self._typing is not None and change.text.strip():
+            self._typing = None
+            self._kept.append(change)
+            try:
+                self._write_kept()
+            except CannotWrite:
+                self._kept.remove(change)  # kept again if it cannot be saved
         with self._lock:
             self._queue.append(change)
         self._unfinished += 1
@@ -219,6 +255,9 @@ class Saving:
         parts = [self._earlier] if self._earlier else []
         for change in self._kept:
             parts.append(f"## {change.what} ({change.failed_at or now()})\n\n{change.text.strip()}\n")
+        if self._typing is not None:
+            what, text = self._typing
+            parts.append(f"## {what} (being written, {now()})\n\n{text.strip()}\n")
         if not parts:
             self.file.unlink(missing_ok=True)
             return

@@ -7,7 +7,7 @@ caller marked `kept`, to be saved as a draft like any other.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -20,6 +20,7 @@ from textual.widgets import Footer, Label, RadioButton, RadioSet, Static, TextAr
 from review.repo.text import visible
 from review.state.model import SEVERITIES, Severity
 from review.tui.dialogs.frame import Dialog, following, press
+from review.tui.saving import TYPING_SECONDS
 
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 
@@ -126,6 +127,10 @@ class CommentEditor(Dialog[EditorResult | None]):
         self.severity: Severity = severity
         self.code = [editable(line) for line in code]
         self.reply = reply
+        self.typing: Callable[[str], None] | None = None
+        """Told the text every `TYPING_SECONDS` while it changes, by the screen that opens the
+        editor: it keeps the text in a file, lest the viewer be killed before it is saved."""
+        self._told = _trimmed(self.initial_body)
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -148,6 +153,8 @@ class CommentEditor(Dialog[EditorResult | None]):
 
     def on_mount(self) -> None:
         self.draft.move_to_end()
+        if self.typing is not None:
+            self.set_interval(TYPING_SECONDS, self._tell_typing)
         if not self.reply:
             # pressed once mounted, so that the chooser's highlight starts on it too
             press(self.query_one(RadioSet), self.severity)
@@ -199,6 +206,12 @@ class CommentEditor(Dialog[EditorResult | None]):
 
     def _body(self) -> str:
         return _trimmed(self.draft.text)
+
+    def _tell_typing(self) -> None:
+        body = self._body()
+        if body != self._told and self.typing is not None:
+            self._told = body
+            self.typing(body)
 
 
 def _trimmed(text: str) -> str:

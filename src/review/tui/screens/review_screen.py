@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from watchfiles import Change as FileChange
 
     # The dialogs are imported when first opened, off the path to the first screen.
-    from review.tui.dialogs.comment_editor import EditorResult
+    from review.tui.dialogs.comment_editor import CommentEditor, EditorResult
     from review.tui.dialogs.send_dialog import SendResult
 
 IGNORE_TYPING = 0.75
@@ -603,7 +603,18 @@ class ReviewScreen(Screen[None]):
             if result.kept:
                 self.notify("Kept as a draft.", timeout=3)
 
-        self.app.push_screen(CommentEditor(title=title, code=code), done)
+        self._edit(CommentEditor(title=title, code=code), done)
+
+    def _edit(self, editor: CommentEditor, done: Callable[[EditorResult | None], None]) -> None:
+        """Open `editor`; what the reviewer types in it is kept in the unsaved file as they type,
+        and until `done` has made it a change, until that change is saved (`Saving.typing`)."""
+        editor.typing = functools.partial(self.saving.typing, editor.title_text)
+
+        def closed(result: EditorResult | None) -> None:
+            done(result)
+            self.saving.typed()
+
+        self.app.push_screen(editor, closed)
 
     def _comment_here(self) -> Comment | None:
         comment = self.view.comment_at_cursor()
@@ -666,7 +677,7 @@ class ReviewScreen(Screen[None]):
                 )
 
         title = f"Edit {comment.id} on {comment.path}"
-        self.app.push_screen(CommentEditor(title=title, body=comment.body, severity=comment.severity), done)
+        self._edit(CommentEditor(title=title, body=comment.body, severity=comment.severity), done)
 
     def action_delete_comment(self) -> None:
         from review.tui.dialogs.confirm_dialog import ConfirmDialog
@@ -700,7 +711,7 @@ class ReviewScreen(Screen[None]):
                 )
 
         title = f"Answer the agent's note {comment.id}" if comment.is_note else f"Reply to {comment.id}"
-        self.app.push_screen(CommentEditor(title=title, reply=True), done)
+        self._edit(CommentEditor(title=title, reply=True), done)
 
     def action_note_to_comment(self) -> None:
         """Write a comment of your own on the note's lines, the note quoted; saving it dismisses
@@ -733,7 +744,7 @@ class ReviewScreen(Screen[None]):
                 body, severity = result.body, result.severity
                 self.saving.add(Change(_place_of(where), lambda: convert(body, severity), text=body))
 
-        self.app.push_screen(
+        self._edit(
             CommentEditor(
                 title=f"Comment on {where.path}" + (f":{_lines(where)}" if where.line is not None else ""),
                 where=f"from the agent's note {note.id}, which is dismissed once you save",
