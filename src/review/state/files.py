@@ -12,11 +12,12 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import re
 import secrets
 import stat
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from review.errors import CannotWrite, ReviewLocked, UnreadableReview, UnsafeReview, UnwritableReview
@@ -164,12 +165,31 @@ def _replace(target: Path, data: bytes) -> None:
         os.close(folder)
 
 
+def remove_leftovers(target: Path) -> None:
+    """Remove the temporary files of `target` that writers killed before their rename left.
+
+    Call it only while holding the lock that every writer of `target` holds: then none of them
+    is another writer's file in the making. A leftover harms no one (readers read `target`
+    alone, and git ignores the review folder), but each is as large as the file was, and
+    writers killed again and again would pile them up.
+    """
+    leftover = re.compile(rf"\.{re.escape(target.name)}\.[0-9a-f]{{8}}\.tmp")
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return
+    for name in names:
+        if leftover.fullmatch(name):
+            with suppress(OSError):
+                os.unlink(target.parent / name)
+
+
 def _new_beside(target: Path) -> tuple[int, Path]:
     """A new temporary file beside `target`, open for writing, and its path."""
     # O_EXCL never follows a link at the name: a name already taken, by a leftover or by a link
     # planted there, is passed over for another.
     for _ in range(3):
-        temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")  # see remove_leftovers
         try:
             return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK, 0o666), temporary
         except FileExistsError:

@@ -19,7 +19,7 @@ from typing import TypeVar
 from review.errors import CannotWrite, ReviewError, UnreadableReview, UnwritableReview
 from review.repo.git import STATE_FOLDER
 from review.state import codec
-from review.state.files import locked, own_folder, read_own, replace_atomically
+from review.state.files import locked, own_folder, read_own, remove_leftovers, replace_atomically
 from review.state.model import SCHEMA, Review
 
 FOLDER = STATE_FOLDER
@@ -61,6 +61,7 @@ class Store:
         """
         self.make_folder()
         with locked(self.lock_path, self.lock_timeout):
+            remove_leftovers(self.path)
             review, before = self._load()
             result = change(review)
             after = codec.dump(review)
