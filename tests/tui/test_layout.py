@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from conftest import Repo
 from review.repo import git, scope
 from review.repo.diff import Diff
 from review.repo.scope import Scope
+from review.state.model import Comment
 from review.tui import layout as layout_module
 from review.tui.layout import Layout, Place, RowKind
 from synthetic import generate
@@ -149,6 +151,20 @@ def test_wrapping_gives_long_lines_several_rows(project: Repo) -> None:
     estimate = wrapped.total
     wrapped.rows_of(0)
     assert wrapped.total == estimate == plain.total + 2
+
+
+def test_a_line_of_a_megabyte_wraps_in_the_split_view_with_its_comment_after_its_last_row(project: Repo) -> None:
+    # Each of its 30,000 rows measured the whole line again: building the file took minutes
+    # (the suite's timeout fails this test then).
+    project.write("long.txt", "x" * 1_000_000 + "\n")
+    diff = load(project)
+    comment = Comment(id="c1", path="long.txt", side="new", line=1, body="too long", severity="nit")
+    shown = frozenset({"long.txt"})  # a large file, shown when the reviewer asks
+    layout = Layout(diff, split=True, wrap=True, width=80, expanded=shown, comments={"long.txt": [comment]})
+    rows = layout.rows_of(0)
+    parts = [row.part for row in rows if row.kind is RowKind.PAIR]
+    assert parts == list(range(math.ceil(1_000_000 / layout._text_width(3))))
+    assert rows[rows.index(next(r for r in rows if r.kind is RowKind.PAIR)) + len(parts)].kind is RowKind.COMMENT
 
 
 def test_a_place_follows_its_line_of_code_when_lines_are_added_above_it(project: Repo) -> None:

@@ -295,19 +295,20 @@ class Layout:
         for h, hunk in enumerate(hunks):
             rows.append(Row(RowKind.HUNK, index, h))
             if self.split:
-                for row in self._pairs(index, h, hunk, width):
-                    rows.append(row)
-                    left = hunk.lines[row.left] if row.left >= 0 else None
-                    right = hunk.lines[row.right] if row.right >= 0 else None
-                    if row.part == self._last_part(row, hunk, width):
-                        attach(("old", left.old if left else None), ("new", right.new if right else None))
+                for pair in self._pairs(index, h, hunk, width):
+                    rows.extend(pair)
+                    left = hunk.lines[pair[0].left] if pair[0].left >= 0 else None
+                    right = hunk.lines[pair[0].right] if pair[0].right >= 0 else None
+                    attach(("old", left.old if left else None), ("new", right.new if right else None))
             else:
                 for i, line in enumerate(hunk.lines):
                     for part in range(self._parts(line, width)):
                         rows.append(Row(RowKind.LINE, index, h, line=i, part=part))
                     attach(("old", line.old), ("new", line.new))
 
-    def _pairs(self, index: int, h: int, hunk: Hunk, width: int) -> Iterator[Row]:
+    def _pairs(self, index: int, h: int, hunk: Hunk, width: int) -> Iterator[list[Row]]:
+        """The rows of each pair of lines, all its wrapped parts together: a line is measured
+        once, not for each of its parts (a line of a megabyte wraps into tens of thousands)."""
         partner = dict(pair_lines(hunk.lines))
         taken = set(partner.values())
         for i, line in enumerate(hunk.lines):
@@ -322,13 +323,7 @@ class Layout:
             parts = 1
             if self.wrap:
                 parts = max(self._parts(hunk.lines[j], width) for j in (left, right) if j >= 0)
-            for part in range(parts):
-                yield Row(RowKind.PAIR, index, h, left=left, right=right, part=part)
-
-    def _last_part(self, row: Row, hunk: Hunk, width: int) -> int:
-        if not self.wrap:
-            return 0
-        return max(self._parts(hunk.lines[j], width) for j in (row.left, row.right) if j >= 0) - 1
+            yield [Row(RowKind.PAIR, index, h, left=left, right=right, part=part) for part in range(parts)]
 
     def _parts(self, line: Line, width: int) -> int:
         if not self.wrap:
