@@ -232,6 +232,20 @@ def test_garbage_is_a_broken_diff_not_a_crash() -> None:
         parse(b":100644 100644 abc def M\0a.txt\0")
 
 
+@pytest.mark.parametrize(
+    "record",
+    [
+        b":100644 100644 " + b"1" * 40 + b" " + b"2" * 40 + b" Rxx\0a.txt\0b.txt\0",  # a similarity of letters
+        b":100644 1006\x1b4 " + b"1" * 40 + b" " + b"2" * 40 + b" M\0a.txt\0",  # a mode the header would draw
+        b":100644 100644 " + b"1" * 40 + b" zz M\0a.txt\0",  # no object id
+    ],
+)
+def test_a_file_record_not_as_git_writes_it_is_a_broken_diff(record: bytes) -> None:
+    patch = b"\0diff --git a/a.txt b/b.txt\n"
+    with pytest.raises(BrokenDiff, match="malformed file record"):
+        parse(record + patch)
+
+
 def test_a_hunk_shorter_than_its_header_is_a_broken_diff() -> None:
     output = (
         b":100644 100644 " + b"1" * 40 + b" " + b"2" * 40 + b" M\0a.txt\0\0"

@@ -413,6 +413,27 @@ def _status(field_: str) -> Status:
         raise BrokenDiff(f"unknown file status '{visible(field_)}' in git diff output") from None
 
 
+_MODE = re.compile(r"[0-7]{6}")
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+"""An object id as `--full-index` writes it: SHA-1, or SHA-256 in a repository that uses it."""
+_STATUS_FIELD = re.compile(r"[A-Z][0-9]{0,3}")
+"""A status letter, with the similarity of a rename or copy."""
+
+
+def _well_formed(meta: list[str]) -> bool:
+    """Whether a raw record's fields are as git writes them: two modes, two object ids and a
+    status. Anything else is no record of git's, and is not shown (a mode is drawn in the file's
+    header, a similarity read as a number)."""
+    if len(meta) != 5:
+        return False
+    old_mode, new_mode, old_blob, new_blob, status = meta
+    return (
+        all(_MODE.fullmatch(mode) for mode in (old_mode, new_mode))
+        and all(_OBJECT_ID.fullmatch(blob) for blob in (old_blob, new_blob))
+        and _STATUS_FIELD.fullmatch(status) is not None
+    )
+
+
 class _Output:
     """git's output a diff was read from: in memory when small; else the temporary file git wrote
     it to, which the diff's files read their parts back from (the file has no name, and is
@@ -504,7 +525,7 @@ class _Reader:
         records: list[tuple[tuple[str, str, str, str, str], tuple[str, ...]]] = []
         while self.has(1) and self.data.startswith(b":", self.pos):
             meta = self.field()[1:].decode("ascii", "replace").split(" ")
-            if len(meta) != 5:
+            if not _well_formed(meta):
                 raise BrokenDiff("git diff output has a malformed file record")
             paths = [self.field()]
             if meta[4][:1] in ("R", "C"):
