@@ -257,6 +257,20 @@ def test_a_hunk_shorter_than_its_header_is_a_broken_diff() -> None:
         _ = diff.files[0].hunks
 
 
+def test_a_broken_hunk_is_told_in_one_short_inert_line() -> None:
+    # unidiff quotes the line it stopped at, with its newline: here an escape and 10,000 x's
+    output = (
+        b":100644 100644 " + b"1" * 40 + b" " + b"2" * 40 + b" M\0a.txt\0\0"
+        b"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-x\n"
+        b"?\x1b]0;title\x07" + b"x" * 10_000 + b"\n+y\n"
+    )
+    with pytest.raises(BrokenDiff) as raised:
+        _ = parse(output).files[0].hunks
+    message = str(raised.value)
+    assert message.startswith("a.txt: broken diff: Hunk diff line expected: ?^[]0;title^Gxxx")
+    assert visible(message) == message and len(message) < 150
+
+
 def test_more_patches_than_files_is_a_broken_diff() -> None:
     output = b"diff --git a/a b/a\n"
     with pytest.raises(BrokenDiff):

@@ -233,8 +233,19 @@ class FileDiff:
         try:
             patch = PatchSet(feed)
         except UnidiffParseError as error:
-            raise BrokenDiff(f"{self.display_path}: broken diff: {error}") from None
+            raise BrokenDiff(f"{self.display_path}: broken diff: {_reason(error)}") from None
         return [_hunk(h) for patched in patch for h in patched]
+
+
+_REASON_LENGTH = 100
+"""The most characters of unidiff's reason a broken diff's message gives."""
+
+
+def _reason(error: UnidiffParseError) -> str:
+    """unidiff's reason, one line and inert: it quotes the line it stopped at, which may be a
+    megabyte long, end in its newline, or hold escape sequences."""
+    text = visible(str(error)[: _REASON_LENGTH + 1].rstrip("\n"))
+    return text if len(text) <= _REASON_LENGTH else text[: _REASON_LENGTH - 1] + "…"
 
 
 _LINE_KIND = re.compile(rb"^([ +\-@])", re.MULTILINE)
