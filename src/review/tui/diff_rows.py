@@ -107,11 +107,12 @@ def render_row(row: Row, ctx: RowContext) -> Strip:
             numbers = f"{_number(line.old, digits)} {_number(line.new, digits)} {_SIGN[line.kind]} "
         side = "old" if line.kind == "-" else "new"
         code = _code(line, row.line, side, base, ctx, text_width, row.part)
-        return Strip([Segment(numbers, gutter), *code])
+        # line numbers too long for a narrow view (or from a broken diff) are cut with the row
+        return Strip([Segment(numbers, gutter), *code]).crop(0, ctx.width)
     pane = (ctx.width - 1) // 2
     left = _pane(lines, row.left, row, "old", pane, digits, ctx)
     right = _pane(lines, row.right, row, "new", ctx.width - 1 - pane, digits, ctx)
-    return Strip([*left, Segment("│", ctx.palette.gutter), *right])
+    return Strip([*left, Segment("│", ctx.palette.gutter), *right]).crop(0, ctx.width)
 
 
 def _pane(
