@@ -240,6 +240,9 @@ HOSTILE_FILES: dict[str | bytes, str | bytes] = {
     "bidi\u202egnp.txt": 'access = "user\u202e \u2066// admin\u2069 \u2066"\nmarks \u200e\u200f\u061c\n',
     "zero\u200bwidth\ufeff.txt": "zw a\u200bb\u200cc\u200dd\u2060e\ufefff\u00adg\ntags \U000e0041\U000e0042\n",
     "tab\tand\x7fdel.txt": "tab\there\x7f\x08\x08back\n",
+    # the longest name a file system takes, in letters two cells wide; and letters piled with marks
+    "名" * 80 + ".txt": "long = 1\n",
+    "zalgo.txt": "z\u0301\u0302\u0303\u0304\u0305\u0306\u0307\u0308" * 8 + "\n",
     # a Hangul filler is a blank letter: an identifier no one sees, as wide as a letter to tmux
     "filler\u3164.js": "if (\u3164 === \uffa0) run(\u115f\u1160)\n",
 }
