@@ -104,31 +104,39 @@ def styled(terminal: Terminal) -> str:
     return terminal.tmux("capture-pane", "-e", "-p", "-t", "main")
 
 
-def assert_unharmed(terminal: Terminal, what: str = "") -> str:
-    """The screen as the terminal has it: nothing but colours was sent, nothing raw is shown, the
-    viewer's frame is in its place and the title is the one the pane had. Returns the screen."""
+def assert_inert(terminal: Terminal, what: str = "") -> str:
+    """The screen as the terminal has it: nothing but colours was sent, nothing raw is shown,
+    every row is as wide as the program measured it, and the title is the one the pane had.
+    Returns the screen."""
     sent = styled(terminal)
     foreign = re.findall(r"\x1b(?!\[[\d;:]*m).{0,12}", sent)
     assert not foreign, f"{what}: escape sequences reached the terminal: {foreign}"
     screen = SGR.sub("", sent)
     shown = RAW.findall(screen.replace("\n", ""))
     assert not shown, f"{what}: raw characters on the screen: {shown!r}\n{screen}"
+    # tmux keeps each row's cells (-N: to the last column); where the program measured a character
+    # other than tmux draws it, the row's cells add up to more or less than the width
+    cells = terminal.tmux("capture-pane", "-p", "-N", "-t", "main").split("\n")[:HEIGHT]
+    drifted = [row for row in cells if cell_len(row) != WIDTH]
+    assert not drifted, f"{what}: rows the terminal draws wider or narrower than the program meant: {drifted}"
+    assert terminal.title() == TITLE, f"{what}: the terminal's title changed to {terminal.title()!r}"
+    return screen
+
+
+def assert_unharmed(terminal: Terminal, what: str = "") -> str:
+    """The viewer's screen inert (`assert_inert`), with its frame in its place: the header on the
+    first row, the footer on the last, the file list's border in one column. Returns the screen."""
+    screen = assert_inert(terminal, what)
     rows = screen.split("\n")[:HEIGHT]
     assert len(rows) == HEIGHT, screen
     assert re.search(r" [\d,]+ files? ", rows[0]) and "review:" in rows[0], (
         f"{what}: the header is not on the first row:\n{screen}"
     )
     assert "q Quit" in rows[-1], f"{what}: the footer is not on the last row:\n{screen}"
-    # tmux keeps each row's cells (-N: to the last column); where the viewer measured a character
-    # other than tmux draws it, the row's cells add up to more or less than the width
-    cells = terminal.tmux("capture-pane", "-p", "-N", "-t", "main").split("\n")[:HEIGHT]
-    drifted = [row for row in cells if cell_len(row) != WIDTH]
-    assert not drifted, f"{what}: rows the terminal draws wider or narrower than the viewer meant: {drifted}"
     # the file list's right border is one column on every row between the header and the footer:
     # no row was shifted by a character the terminal drew wider or narrower than the viewer meant
     columns = {cell_len(row[: row.index("▕")]) for row in rows[1:-1] if "▕" in row}
     assert len(columns) == 1 and all("▕" in row for row in rows[1:-1]), f"{what}: rows shifted:\n{screen}"
-    assert terminal.title() == TITLE, f"{what}: the terminal's title changed to {terminal.title()!r}"
     return screen
 
 
@@ -493,3 +501,24 @@ def shown_tick(terminal: Terminal, at_least: int, timeout: float = 30.0) -> int:
             return max(found)
         time.sleep(0.05)
     raise AssertionError(f"the viewer never showed tick {at_least}:\n{screen}")
+
+
+def test_hostile_worktree_and_branch_names_are_shown_inert_in_the_overview(terminal: Terminal, tmp_path: Path) -> None:
+    root = new_repo(tmp_path / "repo")
+    write(root, "README.md", "# repo\n")
+    commit_all(root, "base")
+    folder = tmp_path / "wt\x1b]0;pwned-worktree\x07\u200b"
+    git(root, "worktree", "add", "--quiet", "-b", "agent\u202e-evil\u3164", str(folder))
+    write(folder, "README.md", "# changed by the agent \x1b[2J\n")
+    open_review(terminal, "all", str(root))
+    terminal.wait_for("wt^[]0;pwned-worktree^G<U+200B>")
+    screen = terminal.settled(quiet=0.3)
+    assert "agent<U+202E>-evil<U+3164>" in screen
+    assert_inert(terminal, "the overview")
+    terminal.keys("q")
+    terminal.wait_until_gone("pwned-worktree")
+    terminal.run(f"cd {tmp_path}/wt* && {REVIEW}")  # a shell cannot be handed its name: a glob can
+    terminal.wait_for("changed by the agent ^[[2J")
+    screen = assert_unharmed(terminal, "the worktree's review")
+    assert screen.split("\n")[0].startswith(" wt^[]0;pwned-worktree^G<U+200B>  ")  # (the branch gives way)
+    terminal.keys("q")
