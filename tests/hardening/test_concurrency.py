@@ -8,16 +8,22 @@ The processes are those of benchmarks/bench_writers.py, which prints how long th
 
 from __future__ import annotations
 
+import fcntl
+import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from bench_writers import FILE, LINES, Writers, make_worktree
 from conftest import settle
+from review.errors import ReviewLocked
 from review.repo import git
+from review.state import files
 from review.state.model import Comment, Review
 from review.state.store import Store
 from review.tui.app import make_app
@@ -104,6 +110,27 @@ def assert_sent_before_resolved(records: list[dict[str, object]], comments: dict
         for record in own[:last_send]:
             if record["op"] == "comment":
                 assert comments[str(record["made"])].status != "draft"
+
+
+def test_a_writer_that_has_waited_long_tries_for_the_lock_as_often_as_a_newcomer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pauses that grew with the wait let newcomers, trying often, overtake it again and again
+    # (bench_writers.py: the longest wait of eight busy writers halved once they did not grow).
+    store = Store(tmp_path, lock_timeout=0.2)
+    store.make_folder()
+    holder = os.open(store.lock_path, os.O_RDWR | os.O_CREAT)  # its own open file description
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    pauses: list[float] = []
+    sleep = time.sleep
+    monkeypatch.setattr(time, "sleep", lambda seconds: (pauses.append(seconds), sleep(seconds)))
+    try:
+        with pytest.raises(ReviewLocked):
+            store.update(lambda review: None)
+    finally:
+        os.close(holder)
+    assert len(pauses) > 10
+    assert set(pauses) == {files.LOCK_POLL}
 
 
 # A lock left by a killed process
