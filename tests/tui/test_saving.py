@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from textual.dom import DOMNode
 from textual.pilot import Pilot
 
 from conftest import Repo, settle
@@ -20,7 +21,7 @@ from review.tui.dialogs.comment_editor import CommentEditor
 from review.tui.dialogs.confirm_dialog import ConfirmDialog
 from review.tui.dialogs.send_dialog import SendDialog
 from review.tui.layout import Place
-from review.tui.saving import UNSAVED
+from review.tui.saving import UNSAVED, Saving
 from review.tui.screens.review_screen import ReviewScreen
 from review.tui.widgets.diff_view import DiffView
 
@@ -299,3 +300,20 @@ async def test_text_being_saved_stays_in_the_unsaved_file_until_it_is_saved(agen
         await until(pilot, lambda: screen.saving.waiting == 0)
         assert [c.body for c in Store(agent_worktree.root).read().comments] == ["wait for the agent"]
         assert not unsaved.exists()
+
+
+def test_two_viewers_of_a_worktree_keep_each_others_text_in_the_unsaved_file(tmp_path: Path) -> None:
+    def viewer() -> Saving:
+        return Saving(DOMNode(), Store(tmp_path), saved=lambda *_: None, problem=print, changed=lambda: None)
+
+    first, second = viewer(), viewer()
+    unsaved = tmp_path / ".review" / UNSAVED
+    first.typing("Comment on a.py:1", "the first viewer's text")
+    second.typing("Comment on b.py:2", "the second viewer's text")
+    second.typing("Comment on b.py:2", "the second viewer's text, longer")
+    text = unsaved.read_text()
+    assert "the first viewer's text" in text and text.count("the second viewer's text") == 1
+    second.typed()  # closed without saving
+    assert "the first viewer's text" in unsaved.read_text() and "second" not in unsaved.read_text()
+    first.typed()
+    assert not unsaved.exists()

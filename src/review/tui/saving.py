@@ -36,6 +36,8 @@ _PASSING = (UnreadableReview, ReviewLocked, CannotWrite)
 RETRY_SECONDS = 2.0
 """How often a change that could not be saved is tried again, besides when the file changes."""
 
+_HEADING = "# Text written in review that could not be saved\n\n"
+
 TYPING_SECONDS = 0.5
 """How often an open editor's text is put in the unsaved file, when it changed: the most typing a
 killed viewer loses."""
@@ -89,6 +91,8 @@ class Saving:
         one an editor just closed with, until it is saved."""
         self._typing: tuple[str, str] | None = None
         """What an open editor is about and the text in it, while there is some."""
+        self._written = ""
+        """What this viewer last wrote in the unsaved file, to be replaced by what it writes next."""
         self._earlier = self._read_earlier()
 
     @property
@@ -252,19 +256,31 @@ class Saving:
         return f"; your text is kept in {self.file}"
 
     def _write_kept(self) -> None:
-        parts = [self._earlier] if self._earlier else []
-        for change in self._kept:
-            parts.append(f"## {change.what} ({change.failed_at or now()})\n\n{change.text.strip()}\n")
+        parts = [f"## {change.what} ({change.failed_at or now()})\n\n{change.text.strip()}" for change in self._kept]
         if self._typing is not None:
             what, text = self._typing
-            parts.append(f"## {what} (being written, {now()})\n\n{text.strip()}\n")
-        if not parts:
+            parts.append(f"## {what} (being written, {now()})\n\n{text.strip()}")
+        ours = "\n\n".join(parts)
+        others = self._others()
+        if not (others or ours):
             self.file.unlink(missing_ok=True)
-            return
-        heading = "# Text written in review that could not be saved\n\n"
-        body = "\n".join(parts)
-        self._store.make_folder()
-        replace_atomically(self.file, (body if body.startswith("# ") else heading + body).encode())
+        else:
+            self._store.make_folder()
+            replace_atomically(self.file, (_HEADING + "\n\n".join(filter(None, (others, ours))) + "\n").encode())
+        self._written = ours
+
+    def _others(self) -> str:
+        """The unsaved file without what this viewer last wrote in it: the text of earlier
+        sessions, and of another viewer of the same worktree, which it writes there too."""
+        try:
+            text = read_own(self.file).decode("utf-8", errors="replace")
+        except FileNotFoundError:
+            return ""
+        except UnreadableReview as error:  # a link, or not a plain file: it cannot be written either
+            raise CannotWrite(str(error)) from None
+        if self._written:
+            text = text.replace(self._written, "", 1)
+        return text.removeprefix(_HEADING).strip()
 
     def _read_earlier(self) -> str:
         try:
