@@ -7,11 +7,14 @@ reaches the terminal as a control character.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 from pygments.token import _TokenType
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -140,18 +143,62 @@ def _code(line: Line, index: int, side: str, base: Style, ctx: RowContext, width
         layers.extend((start, end, word_style) for start, end in ctx.words.spans(index))
     if ctx.search is not None:
         layers.extend((m.start(), m.end(), ctx.palette.match) for m in ctx.search.finditer(line.text))
-    segments = styled_segments(line.text, base, layers)
-    if ctx.words is not None and ctx.words.ending_changed(index):
-        segments.append(Segment("  ⏎ CRLF" if line.crlf else "  ⏎ LF", base + ctx.palette.note))
-    if line.no_newline:
-        segments.append(Segment("  ⊘ no newline at end of file", base + ctx.palette.note))
     start = part * width if ctx.layout.wrap else ctx.scroll_x
+    text, first, last, column, cells = line.text, 0, len(line.text), 0, 0
+    if ctx.layout.wrap and len(text) > _WHOLE_LINE:
+        first, last, column, cells = _wrapped_piece(text, start, start + width)
+        layers = [
+            (max(s, first) - first, min(e, last) - first, style) for s, e, style in layers if s < last and e > first
+        ]
+        text = text[first:last]
+        start -= cells
+    segments = styled_segments(text, base, layers, column)
+    if last == len(line.text):
+        if ctx.words is not None and ctx.words.ending_changed(index):
+            segments.append(Segment("  ⏎ CRLF" if line.crlf else "  ⏎ LF", base + ctx.palette.note))
+        if line.no_newline:
+            segments.append(Segment("  ⊘ no newline at end of file", base + ctx.palette.note))
     return list(Strip(segments).crop_extend(start, start + width, base))
 
 
-def styled_segments(text: str, base: Style, layers: list[tuple[int, int, Style]]) -> list[Segment]:
-    """`text` made visible with tabs expanded, each layer's style over its span (later layers on
-    top of earlier ones, all on top of `base`)."""
+_WHOLE_LINE = 1_024
+"""A wrapped line up to this many characters is drawn whole for each of its rows; a longer one
+only the piece a row shows (a line of a megabyte has tens of thousands of rows, and drawing it
+whole for each took seconds a screen)."""
+_STEP = 256
+"""Characters between the places of a long line whose cell column is kept."""
+
+
+def _wrapped_piece(text: str, start: int, end: int) -> tuple[int, int, int, int]:
+    """The characters of `text` that cells `start` to `end` of it show when drawn: the first and
+    the one after the last, the column the first starts at as the tabs count it, and the cell it
+    starts in."""
+    columns, cells = _places(text)
+    at = bisect_right(cells, start) - 1
+    after = bisect_left(cells, end)
+    return at * _STEP, min(len(text), after * _STEP), columns[at], cells[at]
+
+
+@lru_cache(maxsize=8)
+def _places(text: str) -> tuple[list[int], list[int]]:
+    """Where every `_STEP`-th character of a line starts when drawn: its column as the tabs
+    count it (as `styled_segments` does), and its cell."""
+    columns, cells = [0], [0]
+    column = cell = 0
+    for at in range(0, len(text), _STEP):
+        shown = visible(text[at : at + _STEP], keep_tabs=True)
+        if "\t" in shown:
+            shown = _expand_tabs(shown, column)
+        column += len(shown)
+        cell += cell_len(shown)
+        columns.append(column)
+        cells.append(cell)
+    return columns, cells
+
+
+def styled_segments(text: str, base: Style, layers: list[tuple[int, int, Style]], column: int = 0) -> list[Segment]:
+    """`text` made visible with tabs expanded (for text that starts at `column`), each layer's
+    style over its span (later layers on top of earlier ones, all on top of `base`)."""
     if layers:
         bounds = sorted({0, len(text), *(s for s, _, _ in layers), *(e for _, e, _ in layers)})
         pieces = [
@@ -162,7 +209,6 @@ def styled_segments(text: str, base: Style, layers: list[tuple[int, int, Style]]
     else:
         pieces = [(text, base)]
     segments = []
-    column = 0
     for piece, style in pieces:
         shown = visible(piece, keep_tabs=True)
         if "\t" in shown:
