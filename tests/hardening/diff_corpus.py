@@ -107,7 +107,8 @@ def diffs(agent: Path) -> list[bytes]:
     """The agent's diff in every scope the viewer offers, and with the context `z` asks for."""
     worktree = git.find_worktree(agent)
     found: list[bytes] = []
-    for chosen in (Scope(), Scope(staged=True), Scope(range="main..agent/work"), Scope(base="main")):
+    # (--base main is the default scope here, --since-review a snapshot's diff with the working tree)
+    for chosen in (Scope(), Scope(staged=True), Scope(range="main..agent/work")):
         sides = scope.resolve(worktree, chosen)
         for context in (None, 0, 1, 10):
             found.append(

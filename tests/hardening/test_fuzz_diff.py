@@ -45,7 +45,7 @@ from review.tui.widgets.diff_view import DiffView
 SEED = 13
 MUTATED = 10_000
 """Mutated diffs the seeded loop sends through the model and the layout."""
-HYPOTHESIS_EXAMPLES = 500
+HYPOTHESIS_EXAMPLES = 2_000
 """Mutated diffs Hypothesis makes (and would shrink, on a failure)."""
 
 View = tuple[bool, bool, int]
@@ -55,8 +55,8 @@ VIEWS: list[View] = [(split, wrap, width) for split in (False, True) for wrap in
 narrow one. Each input is laid out one way, chosen at random."""
 
 DRAWN_PARTS = 3
-"""Rows drawn of each wrapped line: a row of a wrapped line is cut from the whole line, and a line
-of a megabyte wraps into tens of thousands of rows (the view draws those on screen only)."""
+"""Rows drawn of the start of each wrapped line (and its last): a line of a megabyte wraps into
+tens of thousands of rows, of which the view draws those on screen only."""
 
 MESSAGE_LENGTH = 300
 """The most characters an error about broken git output may take, besides a path it names."""
@@ -179,12 +179,18 @@ def exercise(output: bytes, view: View, tally: Tally, known: frozenset[str] = fr
         tally.rows += len(rows)
         built += len(rows)
         shows_diff(layout, index, rows)
-        drawn = rows[:1] if file.fingerprint in known else [row for row in rows if row.part < DRAWN_PARTS]
+        drawn = rows[:1] if file.fingerprint in known else [row for at, row in enumerate(rows) if shown(rows, at)]
         for row in drawn:
             draw(layout, row, words)
         tally.drawn += len(drawn)
     # the count before parsing was corrected as each file was built (a broken file is one note)
     assert layout.total == built
+
+
+def shown(rows: list[Row], at: int) -> bool:
+    """Whether the row at `at` is drawn: all but the middle rows of a long wrapped line (its
+    first `DRAWN_PARTS` and its last, which carries the line's end and its notes)."""
+    return rows[at].part < DRAWN_PARTS or at + 1 == len(rows) or rows[at + 1].part == 0
 
 
 def shows_diff(layout: Layout, index: int, rows: list[Row]) -> None:
