@@ -75,7 +75,7 @@ async def test_eight_processes_and_the_viewer_writing_at_once_lose_nothing(tmp_p
             assert body in [reply.body for reply in comment.thread], f"{op} {body} on {target} is lost"
             if op == "resolve":
                 assert comment.status == "addressed"
-    assert_sent_before_resolved(records, comments)
+    assert_sent_comments_are_not_drafts(records, comments)
     bodies = [comment.body for comment in review.comments if comment.author == "reviewer"]
     assert typed and all(bodies.count(text) == 1 for text in typed)
     assert len(review.comments) == len(typed) + sum(r["op"] in ("comment", "note") for r in records)
@@ -101,7 +101,7 @@ def assert_unique_ids(review: Review) -> None:
     assert len(round_ids) == len(set(round_ids))
 
 
-def assert_sent_before_resolved(records: list[dict[str, object]], comments: dict[str, Comment]) -> None:
+def assert_sent_comments_are_not_drafts(records: list[dict[str, object]], comments: dict[str, Comment]) -> None:
     """A comment a process wrote before it sent a round went out with a round (that one or
     another process's): none is left a draft."""
     for process in {record["process"] for record in records}:
