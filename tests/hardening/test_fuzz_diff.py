@@ -399,6 +399,8 @@ async def test_a_diff_git_output_cannot_be_read_from_is_one_clear_message_on_scr
             assert len(said) == 1, (name, drawn.rows)
             assert len(said[0]) > 40 and f"Cannot show the diff: {message}".startswith(said[0]), (name, said)
             assert not any("Traceback" in row for row in drawn.rows)
+            # the header names the worktree and its branch, as above a diff
+            assert drawn.rows[0].split()[:2] == [worktree.root.name, "main"], drawn.rows[0]
             await pilot.press("j", "s", "G", "question_mark")
             assert pilot.app.screen.__class__.__name__ == "HelpScreen"
             await pilot.press("escape")

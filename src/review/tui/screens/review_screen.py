@@ -270,6 +270,8 @@ class ReviewScreen(Screen[None]):
 
     @_while_shown
     def _failed(self, message: str) -> None:
+        # the header too: when the first reading fails as the screen mounts, it was not shown yet
+        self._show_header()
         self.view.empty_message = f"Cannot show the diff: {visible(message)}"
         self.view.refresh()
         self.notify(message, title="review", severity="error", timeout=10)
