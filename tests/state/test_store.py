@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import Repo
 from review.errors import ReviewLocked, UnknownComment, UnreadableReview
-from review.state import store
+from review.state import codec, store
 from review.state.codec import MIGRATIONS
 from review.state.model import Anchor, Comment, Reply, Review, Round, now
 from review.state.store import Store
@@ -157,6 +159,39 @@ def test_the_file_is_indented_json_in_the_models_field_order(tmp_path: Path) -> 
         "id", "path", "old_path", "side", "line", "end_line", "body", "severity", "status",
         "anchor", "anchor_state", "thread", "round", "created_at", "updated_at", "author",
     ]  # fmt: skip
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(extra=st.dictionaries(st.text(max_size=8).filter(lambda key: key not in _REVIEW_FIELDS), _JSON, max_size=4))
+def test_the_file_is_written_exactly_as_json_dumps_indents_it(extra: dict[str, Any]) -> None:
+    # The codec writes the file itself (json.dumps with an indent is pure Python, and every
+    # write waits for it); what it writes must be what json.dumps would.
+    review = Review(extra=extra)
+    review.comments.append(Comment(id="c1", path="a.py", body="é\u2028\x00", line=3, anchor=Anchor(lines=["x"])))
+    review.comments[0].thread.append(Reply(author="agent", body="ok", extra={"n": 1.5}))
+    written = codec.dump(review)
+    assert written == (json.dumps(json.loads(written), indent=2, ensure_ascii=False) + "\n").encode()
+    assert codec.parse(written).extra == extra
+
+
+_REVIEW_FIELDS = {
+    "schema",
+    "rounds",
+    "comments",
+    "viewed",
+    "request",
+    "next_comment",
+    "next_round",
+    "next_note",
+    "extra",
+}
 
 
 def test_text_stays_readable_and_non_utf8_paths_survive(tmp_path: Path) -> None:
