@@ -12,6 +12,7 @@ from review.repo import git, scope
 from review.repo.diff import Diff, FileDiff, Status, parse
 from review.repo.scope import Scope
 from review.repo.text import visible
+from review.tui.diff_rows import note_for
 
 
 def load(repo: Repo, chosen: Scope = Scope()) -> Diff:
@@ -214,6 +215,17 @@ def test_the_file_list_is_ready_before_any_hunk_is_parsed(project: Repo) -> None
 def test_a_very_large_file_is_flagged(project: Repo) -> None:
     project.write("big.txt", "".join(f"{n}\n" for n in range(20_001)))
     assert only(load(project)).large
+
+
+def test_a_change_beyond_what_the_viewer_shows_says_so(project: Repo) -> None:
+    project.write("big.txt", "".join(f"{n}\n" for n in range(100_000)))
+    shown = only(load(project))
+    assert shown.large and not shown.too_large
+    assert note_for(shown) == "Large change: 100,000 lines, 0.7 MB. Press enter to show it."
+    project.write("big.txt", "".join(f"{n}\n" for n in range(100_001)))
+    refused = only(load(project))
+    assert refused.too_large
+    assert note_for(refused) == "Too large to show here: 100,001 lines, 0.7 MB. git diff or an editor shows it."
 
 
 def test_totals_add_up(project: Repo) -> None:

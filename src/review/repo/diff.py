@@ -34,6 +34,11 @@ from review.repo.text import decode, visible
 # Beyond either limit a file is summarised in one line until the reviewer expands it.
 LARGE_FILE_BYTES = 1_000_000
 LARGE_FILE_LINES = 20_000
+SHOWN_AT_MOST_LINES = 100_000
+SHOWN_AT_MOST_BYTES = 16_000_000
+"""A change larger than this is never shown in the viewer: its lines, parsed, would take more than
+a hundred megabytes and seconds to lay out (a generated file of a million lines took 1.3 GB).
+git and an editor show it."""
 
 IN_MEMORY_BYTES = 1 << 20
 """git output up to this size is read into memory; a larger one stays in its temporary file."""
@@ -179,6 +184,11 @@ class FileDiff:
     def large(self) -> bool:
         """Too big to show before the reviewer asks for it."""
         return self.added + self.removed > LARGE_FILE_LINES or self.patch_size > LARGE_FILE_BYTES
+
+    @property
+    def too_large(self) -> bool:
+        """Too big to show at all (`SHOWN_AT_MOST_LINES`)."""
+        return self.added + self.removed > SHOWN_AT_MOST_LINES or self.patch_size > SHOWN_AT_MOST_BYTES
 
     @property
     def sections(self) -> list[bytes]:

@@ -288,9 +288,10 @@ def note_for(file: FileDiff) -> str:
         return "Submodule: press enter to show which commits it moved between."
     if file.large:
         lines = file.added + file.removed
-        return (
-            f"Large change: {lines:,} line{'s' * (lines != 1)}, {file.patch_size / 1e6:.1f} MB. Press enter to show it."
-        )
+        size = f"{lines:,} line{'s' * (lines != 1)}, {file.patch_size / 1e6:.1f} MB"
+        if file.too_large:
+            return f"Too large to show here: {size}. git diff or an editor shows it."
+        return f"Large change: {size}. Press enter to show it."
     if file.mode_changed:
         return f"Only the mode changed: {file.old_mode} → {file.new_mode}."
     if file.status in (Status.RENAMED, Status.COPIED):

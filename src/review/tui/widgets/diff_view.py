@@ -30,6 +30,7 @@ from textual.timer import Timer
 
 from review.repo.diff import Diff, Line, Status
 from review.repo.highlight import highlight
+from review.repo.text import visible
 from review.repo.words import WordChanges
 from review.state.model import Comment
 from review.tui.comment_box import CONSOLE, INDENT, BoxStyles, box_lines
@@ -579,6 +580,9 @@ class DiffView(ScrollView, can_focus=True):
         row = self.diff_layout.row(self.cursor)
         file = self.diff_layout.diff.files[row.file]
         if row.kind is RowKind.NOTE and (file.large or file.submodule) and file.path not in self._expanded:
+            if file.too_large:
+                self.notify(f"{visible(file.path)} is too large to show here: git diff or an editor shows it.")
+                return
             self._expanded.add(file.path)
         elif file.path in self._folded:
             self._folded.discard(file.path)
