@@ -318,7 +318,9 @@ def test_an_entry_is_made_from_a_comment_of_the_review_file() -> None:
     comment = Comment(id="c7", path="src/app.py", line=4, end_line=6, body="Why?", severity="question")
     comment.thread.append(Reply(author="agent", body="Because."))
     made = PanelEntry.of(comment)
-    assert made == PanelEntry("c7", "src/app.py", 4, 6, "question", "draft", "exact", "Why?", 1)
+    assert made == PanelEntry(
+        "c7", "src/app.py", 4, 6, "question", "draft", "exact", "Why?", 1, thread=(("agent", "Because."),)
+    )
     assert made.place == "src/app.py:4-6"
 
 

@@ -151,5 +151,6 @@ def test_at_80_by_24_the_header_the_counts_help_and_quit_stay(snap_compare, agen
     assert snap_compare(app_for(narrow(agent_worktree)), terminal_size=(80, 24), run_before=ready)
 
 
-def test_at_60_by_20_the_header_the_counts_help_and_quit_stay(snap_compare, agent_worktree: Repo) -> None:  # type: ignore[no-untyped-def]
+def test_at_60_by_20_compact_the_header_counts_and_keys_stay(snap_compare, agent_worktree: Repo) -> None:  # type: ignore[no-untyped-def]
+    """Below 80 columns the layout is compact (tests/tui/test_compact.py): the diff alone."""
     assert snap_compare(app_for(narrow(agent_worktree)), terminal_size=(60, 20), run_before=ready)

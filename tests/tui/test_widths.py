@@ -1,6 +1,7 @@
 """The viewer at every width from 60 columns up: the header keeps the review's state and totals,
-the file list keeps every file's counts whole, and the footer keeps `?` and `q`. Read from what
-was drawn."""
+the file list keeps every file's counts whole (from 80 columns, below which it is a pop-up), and
+the footer keeps `?` (and `q` from 80 columns; below, it holds the few keys of the compact
+layout, tests/tui/test_compact.py). Read from what was drawn."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from review.tui.widgets.file_list import FileList
 from review.tui.widgets.review_header import ReviewHeader
 
 WIDTHS = [60, 61, 67, 72, 79, 80, 88, 100, 120, 150, 200]
+WIDE = [width for width in WIDTHS if width >= 80]
+"""The widths with the full layout: the file list beside the diff, the whole footer."""
 
 
 def with_a_draft(repo: Repo) -> Repo:
@@ -52,7 +55,7 @@ async def test_at_every_width_the_file_list_shows_each_files_counts_whole(agent_
         diff = pilot.app.screen.diff
         assert diff is not None
         files = pilot.app.screen.query_one(FileList)
-        for width in WIDTHS:
+        for width in WIDE:
             await pilot.resize_terminal(width, 24)
             await pilot.pause()
             region = files.content_region
@@ -69,6 +72,9 @@ async def test_at_every_width_the_footer_keeps_help_and_quit(agent_worktree: Rep
             await pilot.resize_terminal(width, 24)
             await pilot.pause()
             footer = drawn(pilot).rows[-1]
+            if width < 80:
+                assert "? more" in footer, f"at {width} columns: {footer!r}"
+                continue
             assert "? Help" in footer and "q Quit" in footer, f"at {width} columns: {footer!r}"
             # the keys that do not fit are left out whole, never cut in the middle
             assert "c Comment" in footer or "c " not in footer

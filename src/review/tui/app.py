@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
+from textual.reactive import var
 from textual.screen import Screen
 
 from review.config import Config
@@ -24,6 +25,8 @@ from review.repo import git
 from review.repo.git import Worktree
 from review.repo.scope import Scope
 from review.state.opening import FIRST_SCREEN_WAIT, FirstDiff, read_apart
+from review.tui.compact import CLASS as COMPACT
+from review.tui.compact import WIDTH as COMPACT_BELOW
 from review.tui.screens.review_screen import ReviewScreen
 
 if TYPE_CHECKING:
@@ -50,6 +53,10 @@ class ReviewApp(App[None]):
         Binding("W", "next_waiting", "Next waiting", id="next_waiting"),
         Binding("o", "overview", "Overview", id="overview"),
     ]
+
+    compact: var[bool] = var(False, init=False)
+    """Whether the terminal is narrower than `COMPACT_BELOW`: the screens lay themselves out for
+    a small screen (`review.tui.compact`), watching this."""
 
     def __init__(
         self,
@@ -115,11 +122,20 @@ class ReviewApp(App[None]):
         if self.told and not self.is_headless and self._driver is not None:
             self._driver.write(self.told)
 
+    def watch_compact(self, compact: bool) -> None:
+        self.set_class(compact, COMPACT)
+
+    def on_resize(self, event: events.Resize) -> None:
+        # live: a phone turned sideways, a pane made wider
+        self.compact = event.size.width < COMPACT_BELOW
+
     def get_default_screen(self) -> Screen[Any]:
         """The overview, or the review: the app's first screen, mounted and laid out with the app
         itself so that its first frame is whole. (A screen pushed from the app's on_mount is laid
         out while Textual holds back the display, and its first frame then lacks the parts that
         did not change after that.)"""
+        # known before the first frame, which is then laid out for the screen's size
+        self.compact = self.size.width < COMPACT_BELOW
         if self.batch:
             from review.tui.screens.overview_screen import OverviewScreen
 

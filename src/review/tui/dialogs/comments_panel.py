@@ -59,6 +59,8 @@ class PanelEntry:
     """How many messages its thread holds."""
     note: bool = False
     """An agent's note, listed with "note" where a comment has its severity."""
+    thread: tuple[tuple[str, str], ...] = ()
+    """Its thread, each message's author (reviewer or agent) and what it says."""
 
     @classmethod
     def of(cls, comment: Comment) -> PanelEntry:
@@ -74,6 +76,7 @@ class PanelEntry:
             body=comment.body,
             replies=len(comment.thread),
             note=comment.is_note,
+            thread=tuple((reply.author, reply.body) for reply in comment.thread),
         )
 
     @property
@@ -88,8 +91,9 @@ class PanelEntry:
         return f"{self.path}:{self.line}-{self.end_line}"
 
 
-def entry_prompt(entry: PanelEntry) -> Text:
-    """The two lines that list `entry`: what and where, then the start of what it says."""
+def entry_prompt(entry: PanelEntry, whole: bool = False) -> Text:
+    """The two lines that list `entry`: what and where, then the start of what it says; `whole`:
+    all it says and its thread, to be read wrapped (a small screen has no diff beside it)."""
     text = Text(end="")
     text.append(f"{entry.status:<9}", _STATUS_STYLE[entry.status])
     if entry.note:
@@ -101,6 +105,13 @@ def entry_prompt(entry: PanelEntry) -> Text:
         text.append(f"  {entry.anchor_state}", _ANCHOR_STYLE[entry.anchor_state])
     if entry.replies:
         text.append(f"  {entry.replies} repl{'y' if entry.replies == 1 else 'ies'}", "italic")
+    if whole:
+        for line in entry.body.strip().splitlines():
+            text.append(f"\n  {visible(line)}")
+        for author, body in entry.thread:
+            text.append(f"\n  {author}: ", "bold italic")
+            text.append(" ".join(visible(line) for line in body.strip().splitlines()))
+        return text
     lines = entry.body.strip().split("\n", 1)
     first = visible(lines[0].rstrip("\r")[:BODY_PREVIEW])
     text.append(f"\n  {first}")
@@ -125,17 +136,23 @@ class CommentsPanel(Dialog[str | None]):
         OptionList { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
         #empty { height: auto; color: $text-muted; margin: 0 0 1 0; }
         &.-empty > Vertical { height: auto; min-height: 0; }
+        /* a small screen: the whole screen, each comment and its thread wrapped by words */
+        &.-whole > Vertical { width: 100%; height: 100%; min-height: 0; }
+        &.-whole OptionList { text-wrap: wrap; }
     }
     """
 
-    def __init__(self, entries: Sequence[PanelEntry]) -> None:
+    def __init__(self, entries: Sequence[PanelEntry], *, whole: bool = False) -> None:
         """Open the panel.
 
         Args:
             entries: The comments, in the order (and grouping) they are listed.
+            whole: Show each comment whole with its thread, wrapped, on the whole screen (a
+                small screen's panel, where the replies are read).
         """
         super().__init__()
         self.entries = list(entries)
+        self.whole = whole
 
     def compose(self) -> ComposeResult:
         count = len(self.entries)
@@ -146,7 +163,7 @@ class CommentsPanel(Dialog[str | None]):
                 for index, entry in enumerate(self.entries):
                     if index:
                         options.append(None)
-                    options.append(Option(entry_prompt(entry), id=entry.id))
+                    options.append(Option(entry_prompt(entry, self.whole), id=entry.id))
                 yield OptionList(*options, markup=False)
             else:
                 yield Static(Text("No comments yet: press c on a line to write one."), id="empty")
@@ -154,6 +171,7 @@ class CommentsPanel(Dialog[str | None]):
 
     def on_mount(self) -> None:
         self.set_class(not self.entries, "-empty")
+        self.set_class(self.whole, "-whole")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # nothing to go to: the footer leaves the key out

@@ -8,12 +8,19 @@ from typing import TypeVar
 from textual.screen import ModalScreen
 from textual.widgets import RadioButton, RadioSet
 
+from review.tui.compact import CLASS, WIDTH
+
 Result = TypeVar("Result")
 Value = TypeVar("Value", bound=str)
 
 
 class Dialog(ModalScreen[Result]):
-    """A dialog box in the middle of the screen; subclasses compose a `Vertical` with a `#title`."""
+    """A dialog box in the middle of the screen; subclasses compose a `Vertical` with a `#title`.
+
+    Below `compact.WIDTH` columns it has the class `-compact`, by which a dialog lays its parts
+    out for a small screen."""
+
+    HORIZONTAL_BREAKPOINTS = [(0, CLASS), (WIDTH, "-wide")]
 
     DEFAULT_CSS = """
     Dialog {

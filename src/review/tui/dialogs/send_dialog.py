@@ -59,6 +59,8 @@ class SendDialog(Dialog[SendResult | None]):
         #verdict > RadioButton { width: auto; margin: 0 2 0 0; }
         #actions { height: auto; margin: 1 0 0 0; align-horizontal: right; }
         #actions > Button { min-width: 10; margin: 0 0 0 2; }
+        /* a small screen: the verdicts one under the other, each whole */
+        &.-compact #verdict { layout: vertical; }
     }
     """
 

@@ -14,16 +14,15 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import Future
+from dataclasses import replace
 from pathlib import Path
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Static
 
 from review.errors import ReviewError
 from review.overview import attention, hosts, live
@@ -32,6 +31,8 @@ from review.overview.rows import Row
 from review.overview.status import Overview
 from review.repo.merge import ConflictHunk
 from review.repo.text import visible
+from review.tui.compact import OVERVIEW_KEYS
+from review.tui.widgets.overview_summary import Fact, OverviewSummary
 from review.tui.widgets.radar_detail import Conflicts, RadarDetail
 from review.tui.widgets.review_footer import ReviewFooter
 from review.tui.widgets.worktree_table import WorktreeTable
@@ -53,13 +54,16 @@ class OverviewScreen(Screen[None]):
 
     BINDINGS = [
         Binding("enter", "open_review", "Review", id="open_review"),
+        Binding("i", "show_detail", "Detail", show=False, id="show_detail"),
     ]
 
     DEFAULT_CSS = """
     OverviewScreen {
-        #summary { height: 1; background: $panel; padding: 0 1; }
         WorktreeTable { height: auto; max-height: 60%; }
         RadarDetail { height: 1fr; border-top: hkey $panel-lighten-2; }
+        /* a small screen: the table alone, the detail a pop-up (i) */
+        &.-compact WorktreeTable { height: 1fr; max-height: 100%; }
+        &.-compact RadarDetail { display: none; }
     }
     """
 
@@ -153,9 +157,11 @@ class OverviewScreen(Screen[None]):
         self.rows: dict[Path, Row] = {}
         self._conflicts: LRUCache[_ConflictKey, Conflicts] = LRUCache(64)
         self._said: str | None = None
+        self._popup: RadarDetail | None = None
+        """The detail shown as a pop-up (`i`), kept current with the one below the table."""
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(), id="summary")
+        yield OverviewSummary(id="summary")
         yield WorktreeTable(now=self.now, id="worktrees")
         yield RadarDetail(now=self.now, id="detail")
         yield ReviewFooter()
@@ -171,6 +177,8 @@ class OverviewScreen(Screen[None]):
     def on_mount(self) -> None:
         self.table.default_branch = self._default_branch
         self.table.focus()
+        if hasattr(type(self.app), "compact"):
+            self.watch(self.app, "compact", self._compact)
         self._show_summary()
         self.read_first()
         if self.hosts:
@@ -315,30 +323,34 @@ class OverviewScreen(Screen[None]):
         self._show_detail()
 
     def _show_summary(self) -> None:
+        """The summary's facts, ranked: on a narrow terminal the least needed give way whole
+        (the default branch, the count of worktrees, the name, ...); what waits on the reviewer
+        always stays."""
         rows = list(self.rows.values())
-        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        facts: list[Fact] = []
         if self.overview is not None:
             repo = self.overview.repo
             name = repo.root.name if repo.root.name != ".git" else repo.root.parent.name
-            text.append(visible(name), "bold")
+            facts.append(Fact(visible(name), "bold", rank=4))
             if repo.default_branch:
-                text.append(f"  {visible(repo.default_branch)}", "italic")
+                facts.append(Fact(visible(repo.default_branch), "italic", rank=1))
         if self.hosts:
             reached = sum(1 for name in self.hosts if name in self._remote and not self._remote[name].problem)
-            text.append(f"{'  + ' if self.overview is not None else ''}{reached}/{len(self.hosts)} hosts", "bold")
-        if not self.loaded:
-            self.query_one("#summary", Static).update(text)
-            return
-        waiting = sum(row.needs_reviewer for row in rows)
-        conflicts = sum(1 for row in rows for overlap in row.overlaps if overlap.conflict) // 2
-        facts = [f"{len(rows)} worktree{'s' * (len(rows) != 1)}", f"{waiting} wait{'s' * (waiting == 1)} on you"]
-        if conflicts:
-            facts.append(f"{conflicts} conflicting pair{'s' * (conflicts != 1)}")
-        ready = sum(row.review_state == "approved" and not row.problem for row in rows)
-        if ready:
-            facts.append(f"{ready} ready to merge")
-        text.append("  " + " · ".join(facts))
-        self.query_one("#summary", Static).update(text)
+            facts.append(Fact(f"{reached}/{len(self.hosts)} hosts", "bold", rank=3, before="  + "))
+        if self.loaded:
+            waiting = sum(row.needs_reviewer for row in rows)
+            conflicts = sum(1 for row in rows for overlap in row.overlaps if overlap.conflict) // 2
+            ready = sum(row.review_state == "approved" and not row.problem for row in rows)
+            counts = [
+                Fact(f"{len(rows)} worktree{'s' * (len(rows) != 1)}", rank=2),
+                Fact(f"{waiting} wait{'s' * (waiting == 1)} on you"),
+            ]
+            if conflicts:
+                counts.append(Fact(f"{conflicts} conflicting pair{'s' * (conflicts != 1)}", rank=6))
+            if ready:
+                counts.append(Fact(f"{ready} ready to merge", rank=5))
+            facts += [replace(fact, before=" · ") if index else fact for index, fact in enumerate(counts)]
+        self.query_one(OverviewSummary).show(facts)
 
     # -- the detail of the row under the cursor -----------------------------------------------
 
@@ -360,7 +372,13 @@ class OverviewScreen(Screen[None]):
             if conflicts is None:
                 others = [self.rows.get(path) for path, _ in key[1]]
                 self.read_conflicts(key, row, [other for other in others if other is not None], key[2])
-        self.detail.show(row, self.rows, default_branch=self._default_branch, conflicts=conflicts)
+        for pane in self._details():
+            pane.show(row, self.rows, default_branch=self._default_branch, conflicts=conflicts)
+
+    def _details(self) -> list[RadarDetail]:
+        """The detail below the table, and the one in the pop-up while it is open."""
+        popup = self._popup
+        return [self.detail] + ([popup] if popup is not None and popup.is_attached else [])
 
     @property
     def _default_branch(self) -> str | None:
@@ -398,6 +416,30 @@ class OverviewScreen(Screen[None]):
             self._show_detail()
 
     # -- going through the worktrees ----------------------------------------------------------
+
+    def _compact(self, compact: bool) -> None:
+        """Lay the overview out for a small screen (`review.tui.compact`), or for a wide one
+        again: the table alone, the detail a pop-up, the footer the keys that matter."""
+        self.set_class(compact, "-compact")
+        self.query_one(ReviewFooter).compact = OVERVIEW_KEYS if compact else None
+
+    async def action_show_detail(self) -> None:
+        """The detail of the worktree under the cursor as a pop-up: on a small screen it has no
+        room below the table."""
+        from review.tui.dialogs.worktree_detail import WorktreeDetail
+
+        if self.table.row is None:
+            return
+        popup = WorktreeDetail(now=self.now)
+
+        def closed(review: bool | None) -> None:
+            self._popup = None
+            if review:
+                self.action_open_review()
+
+        await self.app.push_screen(popup, closed)
+        self._popup = popup.detail
+        self._show_detail()
 
     def action_open_review(self) -> None:
         row = self.table.row

@@ -29,6 +29,7 @@ from review.state.comments import Where
 from review.state.model import Comment, CommentStatus, Review, Round, Severity, Side, Verdict
 from review.state.opening import FirstDiff
 from review.state.store import FOLDER, Store
+from review.tui.compact import REVIEW_KEYS
 from review.tui.saving import RETRY_SECONDS, Change, Saving
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.file_list import FileList
@@ -128,6 +129,7 @@ class ReviewScreen(Screen[None]):
         Binding("p", "comments_panel", "Comments", show=False, id="comments_panel"),
         Binding("u", "since_review", "Since last review", show=False, id="since_review"),
         Binding("S", "send", "Send", id="send"),
+        Binding("A", "approve", "Approve", show=False, id="approve"),
         # Offered (and in the footer) only while the cursor is on an agent's note: see
         # check_action. Last, so that on a narrow terminal they give way before Send.
         Binding("t", "note_to_comment", "Note to comment", id="note_to_comment"),
@@ -140,6 +142,8 @@ class ReviewScreen(Screen[None]):
         FileList { width: 25%; min-width: 20; max-width: 44; border-right: vkey $panel-lighten-2; }
         FileList.hidden { display: none; }
         DiffView { width: 1fr; }
+        /* a small screen: the diff alone, the file list a pop-up (f) */
+        &.-compact FileList { display: none; }
     }
     """
 
@@ -180,6 +184,8 @@ class ReviewScreen(Screen[None]):
         self._syntax_theme = syntax_theme
         self._note_here = ""
         """The id of the agent's note under the cursor ("" when none), for `check_action`."""
+        self._wide: tuple[bool, bool] | None = None
+        """The diff's split and wrap as the reviewer had them on a wide screen, while compact."""
 
     def compose(self) -> ComposeResult:
         yield ReviewHeader(id="header")
@@ -202,6 +208,8 @@ class ReviewScreen(Screen[None]):
         self.watch(self.view, "note", self._offer_note_keys, init=False)
         self.view.split = self._split
         self.view.focus()
+        if hasattr(type(self.app), "compact"):
+            self.watch(self.app, "compact", self._compact)
         first = self._first
         if first is not None and first[1].done() and first[2].done():
             # read while Textual started: the whole screen is in the first frame
@@ -430,6 +438,27 @@ class ReviewScreen(Screen[None]):
 
     # -- following the cursor ----------------------------------------------------------------
 
+    def _compact(self, compact: bool) -> None:
+        """Lay the review out for a small screen (`review.tui.compact`), or for a wide one again:
+        the diff alone, unified and wrapped, the footer the keys that matter away from a desk."""
+        self.set_class(compact, "-compact")
+        view = self.view
+        view.unified_only = compact
+        if compact and self._wide is None:
+            self._wide = (view.split, view.wrap)
+            view.split, view.wrap = False, True
+        elif not compact and self._wide is not None:
+            view.split, view.wrap = self._wide
+            self._wide = None
+        self.query_one(ReviewFooter).compact = REVIEW_KEYS if compact else None
+        if compact and self.files.has_focus:
+            view.focus()
+
+    @property
+    def compact(self) -> bool:
+        """Whether the review is laid out for a small screen."""
+        return self.has_class("-compact")
+
     def _follow_cursor(self, file: int) -> None:
         if file >= 0 and not self.files.has_focus:
             self.files.select_file(file)
@@ -449,16 +478,35 @@ class ReviewScreen(Screen[None]):
         self.view.focus()
 
     def action_switch_focus(self) -> None:
-        if self.view.has_focus:
+        if self.compact:
+            self._pick_file()
+        elif self.view.has_focus:
             self.files.remove_class("hidden")
             self.files.focus()
         else:
             self.view.focus()
 
     def action_toggle_file_list(self) -> None:
+        if self.compact:
+            self._pick_file()
+            return
         self.files.toggle_class("hidden")
         if self.files.has_class("hidden"):
             self.view.focus()
+
+    def _pick_file(self) -> None:
+        """The file list as a pop-up, where there is no room for it beside the diff."""
+        from review.tui.dialogs.file_picker import FilePicker
+
+        if self.diff is None:
+            return
+
+        def done(file: int | None) -> None:
+            if file is not None:
+                self.view.go_to_file(file)
+            self.view.focus()
+
+        self.app.push_screen(FilePicker(self.diff, self.view.viewed, self.view.current_file()), done)
 
     # -- viewed marks and context -------------------------------------------------------------
 
@@ -790,7 +838,7 @@ class ReviewScreen(Screen[None]):
             else:
                 self.notify(f"{id} is on a file that is not in this diff.", timeout=4)
 
-        self.app.push_screen(CommentsPanel([PanelEntry.of(c) for c in ordered]), done)
+        self.app.push_screen(CommentsPanel([PanelEntry.of(c) for c in ordered], whole=self.compact), done)
 
     def action_send(self) -> None:
         # the dialog counts the drafts: those written a moment ago are saved first
@@ -806,6 +854,23 @@ class ReviewScreen(Screen[None]):
                 self._send(result.verdict, result.summary)
 
         self.app.push_screen(SendDialog(drafts=drafts), done)
+
+    def action_approve(self) -> None:
+        """Approve in one key and a confirm, as away from a desk: the drafts go with it."""
+        self.saving.when_saved(self._ask_to_approve)
+
+    def _ask_to_approve(self) -> None:
+        from review.tui.dialogs.confirm_dialog import ConfirmDialog
+
+        drafts = sum(1 for c in self.review.comments if c.status == "draft")
+        with_drafts = f", with {drafts} draft comment{'s' * (drafts != 1)}" if drafts else ""
+        question = f"Approve {self.worktree.root.name}{with_drafts}?"
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self._send("approve", "")
+
+        self.app.push_screen(ConfirmDialog(question, yes="Approve", no="Not yet"), done)
 
     def _send(self, verdict: Verdict, summary: str) -> None:
         """Snapshot the worktree and write the round, after every change made before it."""

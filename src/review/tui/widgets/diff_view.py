@@ -178,6 +178,8 @@ class DiffView(ScrollView, can_focus=True):
         self._boxes: LRUCache[tuple[str, int], list[Text]] = LRUCache(1024)
         self._box_styles: BoxStyles | None = None
         self.empty_message = "Loading the diff…"
+        self.unified_only = False
+        """Whether `s` is refused: a small screen has no room for two sides."""
         self._syntax_theme = syntax_theme
         self._generation = 0
         # Sized for a dozen screens and where the next keys lead (a prefetch colours about a dozen
@@ -561,6 +563,9 @@ class DiffView(ScrollView, can_focus=True):
             self.scroll_to(x=max(0, self.scroll_offset.x + cells), animate=False, immediate=True)
 
     def action_toggle_split(self) -> None:
+        if self.unified_only and not self.split:
+            self.notify("Side by side needs 80 columns or more: here the diff is unified.", timeout=4)
+            return
         self.split = not self.split
 
     def action_toggle_wrap(self) -> None:
@@ -568,6 +573,16 @@ class DiffView(ScrollView, can_focus=True):
 
     def watch_split(self) -> None:
         self.relayout()
+
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        # Wrapped rows are as wide as the room beside the scrollbar, which came or went after
+        # they were laid out (a diff first shown wrapped, on a small screen): lay them out again.
+        if (
+            self.wrap
+            and self.diff_layout is not None
+            and self.diff_layout.width != self.scrollable_content_region.width
+        ):
+            self.call_after_refresh(self.relayout)
 
     def watch_wrap(self) -> None:
         self.scroll_to(x=0, animate=False, immediate=True)

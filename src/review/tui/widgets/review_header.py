@@ -2,8 +2,10 @@
 laid out anew for whatever width the terminal gives it.
 
 The facts are ranked. When they do not all fit, the least needed go first (the branch, the viewed
-count, the scope), then the worktree's name is shortened; the review's state, the totals, the
-search's place and whatever is not saved yet always stay, and a number is never cut.
+count, the scope, the count of files), then the worktree's name is shortened after one of its
+words; the review's
+state, the totals, the search's place and whatever is not saved yet always stay, and a number or
+a word is never cut.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from review.repo.text import visible
 
 _GAP = "  "
 
-# The order in which facts give way to a narrow terminal; facts without a rank always stay.
-_BRANCH, _VIEWED, _SCOPE, _SHORTER_NAME, _FILES, _COMMENTS = range(1, 7)
+# The order in which facts give way to a narrow terminal; facts without a rank always stay. The
+# worktree's name is shortened only after the count of files went: on a small screen, which
+# worktree this is matters more.
+_BRANCH, _VIEWED, _SCOPE, _FILES, _SHORTER_NAME, _COMMENTS = range(1, 7)
 
 # The worktree's name is first cut to this many cells, before anything more useful gives way.
 _SHORT_NAME = 12
@@ -151,16 +155,15 @@ class ReviewHeader(Widget):
     def _fit(self, width: int) -> Text:
         parts = self._parts()
         name = self._facts.worktree
-        for rank in (_BRANCH, _VIEWED, _SCOPE, _SHORTER_NAME, _FILES, _COMMENTS):
+        for rank in (_BRANCH, _VIEWED, _SCOPE, _FILES, _SHORTER_NAME, _COMMENTS):
             if _width(parts, name) <= width:
                 break
             if rank == _SHORTER_NAME:
-                name = shortened(name, _SHORT_NAME)
+                name = at_a_word(name, _SHORT_NAME)
             else:
                 parts = [part for part in parts if part.rank != rank]
-        if _width(parts, name) > width:
-            # the rest always stays: the name takes what is left, down to one letter and "…"
-            name = shortened(name, max(2, width - _width(parts, "")))
+        # the rest always stays: the name takes the room it leaves, down to its first word or "…"
+        name = at_a_word(self._facts.worktree, max(1, width - _width(parts, "")))
         line = Text(no_wrap=True, overflow="ellipsis", end="")
         for index, part in enumerate(parts):
             if index:
@@ -205,6 +208,21 @@ def _width(parts: list[_Part], name: str) -> int:
     """Cells the parts take on one line, with `name` as the worktree's name."""
     cells = sum(cell_len(name) if part.is_name else part.text.cell_len for part in parts)
     return cells + cell_len(_GAP) * (len(parts) - 1)
+
+
+_BETWEEN_WORDS = "-_./ "
+
+
+def at_a_word(name: str, cells: int) -> str:
+    """`name` in `cells` cells, cut after the last of its words that fits whole ("tally-csv-…"
+    for "tally-csv-export"), or "…" alone: a word cut in half reads as another word."""
+    if cell_len(name) <= cells:
+        return name
+    kept = ""
+    for at, character in enumerate(name):
+        if character in _BETWEEN_WORDS and cell_len(name[: at + 1]) + 1 <= cells:
+            kept = name[: at + 1]
+    return kept + "…"
 
 
 def shortened(name: str, cells: int) -> str:

@@ -39,6 +39,14 @@ GROUPS = {
 }
 """The heading of each group of rows, in the order they are shown."""
 
+SHORT_GROUPS = {
+    "reviewer": "Waiting on you",
+    "agent": "Waiting on the agent",
+    "nothing": "Ready, or no changes",
+    "problem": "Cannot be read",
+}
+"""The headings on a narrow terminal, where the whole ones would be cut."""
+
 
 @dataclass(frozen=True)
 class _Column:
@@ -393,6 +401,8 @@ class WorktreeTable(ScrollView, can_focus=True):
             count = sum(1 for row in self._rows if _group(row) == entry)
             heading = GROUPS.get(entry) or self.hosts.get(entry.removeprefix("@"), entry.removeprefix("@"))
             text = Text(f" {visible(heading)} ({count})", self._style("group"), no_wrap=True, end="")
+            if text.cell_len > width and entry in SHORT_GROUPS:
+                text = Text(f" {SHORT_GROUPS[entry]} ({count})", self._style("group"), no_wrap=True, end="")
             return Strip(Segment.apply_style(text.render(CONSOLE), base)).crop_extend(0, width, base)
         row = self._rows[entry]
         cells = self._all_cells()[entry]

@@ -1,0 +1,55 @@
+"""The detail of the worktree under the overview's cursor as a pop-up, for a small screen where
+it has no room below the table; the overview keeps it current while it is open."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Footer
+
+from review.tui.dialogs.frame import Dialog
+from review.tui.widgets.radar_detail import RadarDetail
+
+
+class WorktreeDetail(Dialog[bool]):
+    """Where one worktree stands and what it collides with; True when the reviewer asks for its
+    review."""
+
+    BINDINGS = [
+        Binding("enter", "review", "Review", priority=True, id="detail_review"),
+        Binding("escape,i", "close", "Close", id="close_detail"),
+    ]
+
+    AUTO_FOCUS = "RadarDetail"
+
+    DEFAULT_CSS = """
+    WorktreeDetail {
+        & > Vertical { width: 100%; height: 100%; min-height: 0; padding: 0; }
+        RadarDetail { height: 1fr; }
+        /* read on a small screen: wrapped by words rather than cut */
+        RadarDetail > Static { text-wrap: wrap; }
+    }
+    """
+
+    def __init__(self, *, now: Callable[[], float] = time.time) -> None:
+        super().__init__()
+        self.now = now
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield RadarDetail(now=self.now)
+            yield Footer(show_command_palette=False, compact=True)
+
+    @property
+    def detail(self) -> RadarDetail:
+        return self.query_one(RadarDetail)
+
+    def action_review(self) -> None:
+        self.dismiss(True)
+
+    def action_close(self) -> None:
+        self.dismiss(False)
