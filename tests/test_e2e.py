@@ -397,3 +397,55 @@ def wait_for_row(terminal: Terminal, pane: str, name: str, text: str, timeout: f
             pass
         time.sleep(0.1)
     raise AssertionError(f"the row of {name} never said {text!r}:\n{screen}")
+
+
+def test_approving_a_worktree_on_a_phone_sized_terminal(tmp_path: Path) -> None:
+    """At 50 by 25 (a phone's SSH app): the next worktree that waits on the reviewer, the agent's
+    answer read in the comments pop-up, the approval in one key and a confirm, and back in the
+    overview its row says approved."""
+    folder = tmp_path / "demo"
+    subprocess.run([REVIEW, "demo", str(folder), "--no-open"], check=True, capture_output=True)
+    currency = folder / "tally-currency"
+    for verb in (
+        ["comment", "tally/ledger.py:20", "-m", "Why convert here, not when an entry is made?"],
+        ["send", "-m", "One question"],
+        ["reply", "c1", "-m", "Entries keep their currency; the total converts them."],
+        ["resolve", "c1", "-m", "Said so in the docstring"],
+    ):
+        subprocess.run([REVIEW, *verb], cwd=currency, check=True, capture_output=True)
+    terminal = Terminal(tmp_path, width=50, height=25)
+    try:
+        open_review(terminal, "all", str(folder / "tally"))
+        screen = terminal.wait_for("i detail")
+        assert "W next" in screen and "? more" in screen
+        terminal.keys("W")
+        screen = terminal.wait_for("A approve")
+        if screen.split()[0] != "tally-currency":  # cleanup waits on the reviewer too
+            terminal.keys("W")
+            screen = terminal.wait_for(" tally-currency ")
+        assert screen.split()[0] == "tally-currency", screen
+        assert all(len(line) <= 50 for line in screen.splitlines())
+
+        terminal.keys("p")
+        screen = terminal.wait_for("Comments (1)")
+        said = " ".join(screen.replace("│", " ").replace("▊", " ").replace("▎", " ").split())
+        assert "agent: Entries keep their currency; the total converts them." in said, screen
+        terminal.keys("Escape")
+        terminal.wait_until_gone("Comments (1)")
+
+        terminal.keys("A")
+        terminal.wait_for("Approve tally-currency?")
+        terminal.keys("y")
+        terminal.wait_for("Sent review r2")
+        terminal.keys("o")
+        terminal.wait_for("i detail")
+        deadline = time.monotonic() + 30
+        while True:
+            rows = [line for line in terminal.screen().splitlines() if "currency " in line.split("✗")[0]]
+            if any("approved" in row for row in rows) or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert any("approved" in row for row in rows), terminal.screen()
+        terminal.keys("q")
+    finally:
+        terminal.close()

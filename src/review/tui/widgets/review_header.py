@@ -2,10 +2,9 @@
 laid out anew for whatever width the terminal gives it.
 
 The facts are ranked. When they do not all fit, the least needed go first (the branch, the viewed
-count, the scope, the count of files), then the worktree's name is shortened after one of its
-words; the review's
-state, the totals, the search's place and whatever is not saved yet always stay, and a number or
-a word is never cut.
+count, the scope, the counts of files and comments), then the worktree's name is shortened after
+one of its words; the review's state, the totals, the search's place and whatever is not saved
+yet always stay, and a number or a word is never cut.
 """
 
 from __future__ import annotations
@@ -24,9 +23,9 @@ from review.repo.text import visible
 _GAP = "  "
 
 # The order in which facts give way to a narrow terminal; facts without a rank always stay. The
-# worktree's name is shortened only after the count of files went: on a small screen, which
-# worktree this is matters more.
-_BRANCH, _VIEWED, _SCOPE, _FILES, _SHORTER_NAME, _COMMENTS = range(1, 7)
+# worktree's name is shortened last: on a small screen, which worktree this is matters more than
+# the counts (the review's state stays).
+_BRANCH, _VIEWED, _SCOPE, _FILES, _COMMENTS, _SHORTER_NAME = range(1, 7)
 
 # The worktree's name is first cut to this many cells, before anything more useful gives way.
 _SHORT_NAME = 12
@@ -155,7 +154,7 @@ class ReviewHeader(Widget):
     def _fit(self, width: int) -> Text:
         parts = self._parts()
         name = self._facts.worktree
-        for rank in (_BRANCH, _VIEWED, _SCOPE, _FILES, _SHORTER_NAME, _COMMENTS):
+        for rank in (_BRANCH, _VIEWED, _SCOPE, _FILES, _COMMENTS, _SHORTER_NAME):
             if _width(parts, name) <= width:
                 break
             if rank == _SHORTER_NAME:
