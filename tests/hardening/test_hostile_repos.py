@@ -370,7 +370,9 @@ def test_a_100_mb_file_and_a_1_mb_line_open_as_one_line_each_and_enter_shows_the
     lines = 100_000_000 // len(BIG_LINE)
     screen = terminal.wait_for("2 files")
     screen = terminal.wait_for("Press enter to show it.")
-    assert re.search(rf"Too large to show here: {lines:,} lines, 10\d\.\d MB\. git diff or an editor shows it\.", screen)
+    assert re.search(
+        rf"Too large to show here: {lines:,} lines, 10\d\.\d MB\. git diff or an editor shows it\.", screen
+    )
     assert "Large change: 1 line, 1.0 MB. Press enter to show it." in screen
     assert_unharmed(terminal, "the first screen")
     # Shown, the million lines would take seconds and more than a gigabyte: enter says so instead.
