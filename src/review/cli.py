@@ -148,7 +148,8 @@ def _status(argv: Sequence[str]) -> int:
         }
         if local is not None:
             with local:
-                local.read_all()
+                # a prompt's one line needs whom each waits on, not the radar's trial merges
+                local.read_rows() if args.short else local.read_all()
                 rows, document = local.rows, local.as_json()
         gathered = gathering.result()
     if args.json:
