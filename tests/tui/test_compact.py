@@ -189,6 +189,29 @@ async def test_A_approves_after_a_confirm(made: Demo) -> None:
         assert sent.verdict == "approve"
 
 
+@pytest.mark.parametrize(
+    ("keys", "shown"),
+    [
+        (["S"], ["Request changes", "Comment", "Approve", "Send", "Cancel", "^s Send", "esc Cancel"]),
+        (["j", "j", "j", "c"], ["must", "should", "question", "nit", "^s Save", "esc Close"]),
+        (["A"], ["Approve tally-currency", "Not yet", "y Yes", "n No"]),
+    ],
+    ids=["send", "comment", "confirm"],
+)
+async def test_at_40_by_20_the_dialogs_keep_their_choices_and_keys_whole(
+    made: Demo, keys: list[str], shown: list[str]
+) -> None:
+    async with review_app(made).run_test(size=(40, 20)) as pilot:
+        await settle(pilot)
+        await pilot.press(*keys)
+        await until(pilot, lambda: not isinstance(pilot.app.screen, ReviewScreen))
+        await pilot.pause()
+        drawn = "\n".join(rows(pilot))
+        for words in shown:
+            assert words in drawn, drawn
+        assert not CUT_WORD.search(drawn), drawn
+
+
 # -- nothing cut -------------------------------------------------------------------------------
 
 

@@ -96,6 +96,9 @@ class CommentEditor(Dialog[EditorResult | None]):
         #severity { layout: horizontal; width: auto; background: transparent; }
         #severity > RadioButton { width: auto; margin: 0 2 0 0; }
         DraftText { margin: 1 0 0 0; }
+        /* a small screen: the severities two by two, each whole (their names say what they are) */
+        &.-compact #severity-row > Label { display: none; }
+        &.-compact #severity { layout: grid; grid-size: 2; width: 1fr; height: auto; }
     }
     """
 
