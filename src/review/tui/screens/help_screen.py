@@ -52,6 +52,14 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll():
             yield Static(self.text())
 
+    def on_mount(self) -> None:
+        if hasattr(type(self.app), "compact"):
+            self.watch(self.app, "compact", self._compact)
+
+    def _compact(self, compact: bool) -> None:
+        # a small screen has no room for the ids, which matter for remapping, at a desk
+        self.query_one(Static).update(self.text(ids=not compact))
+
     @property
     def _scroller(self) -> VerticalScroll:
         return self.query_one(VerticalScroll)
@@ -68,8 +76,9 @@ class HelpScreen(ModalScreen[None]):
         else:
             self._scroller.scroll_home(animate=False)
 
-    def text(self) -> Text:
-        """The help: the worktree reviewed, then every key by group."""
+    def text(self, ids: bool = True) -> Text:
+        """The help: the worktree reviewed, then every key by group (with its id, for the config
+        file, when `ids`)."""
         text = Text()
         if self.worktree is not None:
             text.append("Reviewing ", "dim")
@@ -84,6 +93,10 @@ class HelpScreen(ModalScreen[None]):
                     continue
                 keys = self.keymap.get(binding.id, binding.key)
                 shown = ", ".join(self.app.get_key_display(Binding(key.strip(), "")) for key in keys.split(","))
+                if not ids:
+                    text.append(f"  {shown:<12}", "bold")
+                    text.append(f"{binding.description}\n")
+                    continue
                 text.append(f"  {shown:<18}", "bold")
                 text.append(f"{binding.description:<28}")
                 text.append(f"{binding.id}\n", "dim")
