@@ -212,6 +212,18 @@ async def test_at_40_by_20_the_dialogs_keep_their_choices_and_keys_whole(
         assert not CUT_WORD.search(drawn), drawn
 
 
+async def test_the_help_leaves_out_the_binding_ids_on_a_small_screen(made: Demo) -> None:
+    async with review_app(made).run_test(size=(40, 20)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        drawn = "\n".join(rows(pilot))
+        assert "Down" in drawn and "cursor_down" not in drawn
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert "cursor_down" in "\n".join(rows(pilot))  # for remapping, at a desk
+
+
 # -- nothing cut -------------------------------------------------------------------------------
 
 
