@@ -90,7 +90,7 @@ def review_of(pilot: Pilot) -> ReviewScreen:  # type: ignore[type-arg]
 
 
 async def test_the_review_turns_compact_below_80_columns_and_back(made: Demo) -> None:
-    async with review_app(made).run_test(size=(100, 30)) as pilot:
+    async with review_app(made).run_test(size=(100, 30), notifications=True) as pilot:
         await settle(pilot)
         screen = review_of(pilot)
         view, files, footer = screen.query_one(DiffView), screen.query_one(FileList), screen.query_one(ReviewFooter)
@@ -111,6 +111,7 @@ async def test_the_review_turns_compact_below_80_columns_and_back(made: Demo) ->
         await pilot.press("s")  # no room for two sides: refused, with a note
         await pilot.pause()
         assert not view.split
+        assert any("Side by side needs 80 columns" in note.message for note in pilot.app._notifications)
 
         await pilot.resize_terminal(100, 30)
         await pilot.pause()

@@ -34,6 +34,7 @@ from review.repo.text import visible
 from review.repo.words import WordChanges
 from review.state.model import Comment
 from review.tui.comment_box import CONSOLE, INDENT, BoxStyles, box_lines
+from review.tui.compact import WIDTH as COMPACT_BELOW
 from review.tui.diff_rows import HunkColours, Palette, RowContext, render_row
 from review.tui.layout import Layout, Place, Row, RowKind, Selection, search_pattern
 
@@ -564,7 +565,7 @@ class DiffView(ScrollView, can_focus=True):
 
     def action_toggle_split(self) -> None:
         if self.unified_only and not self.split:
-            self.notify("Side by side needs 80 columns or more: here the diff is unified.", timeout=4)
+            self.notify(f"Side by side needs {COMPACT_BELOW} columns or more: here the diff is unified.", timeout=4)
             return
         self.split = not self.split
 
