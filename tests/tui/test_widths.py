@@ -133,3 +133,20 @@ async def test_the_header_says_when_changes_are_being_saved() -> None:
         show(header)
         await pilot.pause()
         assert "saving" not in drawn(pilot).rows[0]
+
+
+def test_a_table_cell_too_long_is_cut_after_a_whole_word() -> None:
+    # A small screen never shows half a word or half a number: the overview's prose and names
+    # are cut after their last whole word (a name's parts count), a radar's sign with its name.
+    from rich.text import Text
+
+    from review.tui.widgets.worktree_table import _aligned
+
+    cells = {
+        ("the agent is at work", 16): "the agent is at…",
+        ("tally-currency", 8): "tally-… ",
+        ("✗ csv-export ~ cleanup", 20): "✗ csv-export…       ",
+        ("12345678", 5): "1234…",  # one word that cannot fit is cut where it must be
+        ("ready for review", 16): "ready for review",
+    }
+    assert {key: _aligned(Text(key[0]), key[1], False).plain for key in cells} == cells

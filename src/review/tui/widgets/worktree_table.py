@@ -8,6 +8,7 @@ ones (names, reasons, the radar) are shortened with an ellipsis, and a number is
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -597,12 +598,34 @@ def _in_groups(rows: Iterable[Row]) -> list[Row]:
 
 
 def _aligned(text: Text, width: int, right: bool) -> Text:
-    """`text` in exactly `width` cells: padded, or shortened with an ellipsis."""
-    text = text.copy()
-    if text.cell_len > width:
-        text.truncate(width, overflow="ellipsis")
+    """`text` in exactly `width` cells: padded, or shortened with an ellipsis after a whole word."""
+    text = _shortened(text, width) if text.cell_len > width else text.copy()
     if right:
         text.pad_left(width - text.cell_len)
     else:
         text.pad_right(width - text.cell_len)
     return text
+
+
+_WORD_END = re.compile(r"[ \-_./,]")
+
+
+def _shortened(text: Text, width: int) -> Text:
+    """`text` cut to `width` cells with an ellipsis, after the last whole word that fits (a name's
+    parts count as words: `tally-…`), so that no word or number is cut in two; a first word that
+    does not fit is cut where it must be."""
+    plain = text.plain
+    ends = [match.end() for match in _WORD_END.finditer(plain)]
+    for end in reversed(ends):
+        kept = text[:end]
+        kept.rstrip()
+        last = kept.plain.rpartition(" ")[2]
+        if len(last) == 1 and not last.isalnum():  # a radar's sign without its worktree
+            kept = kept[: len(kept.plain) - 1]
+            kept.rstrip()
+        if kept.plain and kept.cell_len + 1 <= width:
+            kept.append("…")
+            return kept
+    cut = text.copy()
+    cut.truncate(width, overflow="ellipsis")
+    return cut
