@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+
+from rich.style import Style
+
+from review.tui.diff_rows import Palette
 
 # Rich's SVG export: 20 px characters at an aspect ratio of 0.61, lines 1.22 characters tall.
 _CHAR_WIDTH = 12.2
@@ -56,3 +60,13 @@ class Drawn:
             if fill == colour and (columns is None or (start < columns.stop and end > columns.start))
         }
         return sorted(found)
+
+
+def plain_palette() -> Palette:
+    """The view's palette without a colour, for tests that draw rows and read only their text."""
+    plain = Style()
+    return Palette(
+        **{spec.name: plain for spec in fields(Palette) if spec.name not in ("syntax", "status")},
+        syntax=lambda token: plain,
+        status=lambda status: plain,
+    )

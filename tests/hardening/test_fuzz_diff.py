@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rich.style import Style
 from textual.pilot import Pilot
 
 from conftest import Repo, settle
-from drawn import Drawn
+from drawn import Drawn, plain_palette
 from hardening.diff_corpus import build_repository, diffs, isolated_env
 from hardening.diff_mutations import MUTATIONS, mutate, records, split_output
 from review.errors import ReviewError
@@ -37,7 +36,7 @@ from review.state.model import Review
 from review.state.opening import FirstDiff
 from review.state.store import Store
 from review.tui.app import make_app
-from review.tui.diff_rows import Palette, RowContext, note_for, render_row
+from review.tui.diff_rows import RowContext, note_for, render_row
 from review.tui.layout import Layout, Row, RowKind
 from review.tui.screens.review_screen import ReviewScreen, _read_first
 from review.tui.widgets.diff_view import DiffView
@@ -110,29 +109,7 @@ class Tally:
         )
 
 
-PLAIN = Style()
-PALETTE = Palette(
-    **{
-        name: PLAIN
-        for name in (
-            "context",
-            "added",
-            "removed",
-            "gutter",
-            "gutter_added",
-            "gutter_removed",
-            "word_added",
-            "word_removed",
-            "hunk",
-            "file",
-            "note",
-            "empty",
-            "match",
-        )
-    },
-    syntax=lambda token: PLAIN,
-    status=lambda status: PLAIN,
-)
+PALETTE = plain_palette()
 
 
 def longest_path(output: bytes) -> int:

@@ -8,35 +8,14 @@ import re
 import pytest
 from rich.style import Style
 
+from drawn import plain_palette
 from review.repo.diff import parse
 from review.repo.words import WordChanges
 from review.tui import diff_rows
-from review.tui.diff_rows import Palette, RowContext, render_row
+from review.tui.diff_rows import RowContext, render_row
 from review.tui.layout import Layout, RowKind
 
-PLAIN = Style()
-PALETTE = Palette(
-    **{
-        name: PLAIN
-        for name in (
-            "context",
-            "added",
-            "removed",
-            "gutter",
-            "gutter_added",
-            "gutter_removed",
-            "word_added",
-            "word_removed",
-            "hunk",
-            "file",
-            "note",
-            "empty",
-            "match",
-        )
-    },
-    syntax=lambda token: PLAIN,
-    status=lambda status: PLAIN,
-)
+PALETTE = plain_palette()
 
 
 @pytest.mark.parametrize("split", [False, True])

@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 
 from review.repo.text import visible
 from review.state.model import AnchorState, Comment, CommentStatus, Severity
-from review.tui.dialogs.frame import Dialog
+from review.tui.dialogs.frame import Picker
 
 BODY_PREVIEW = 200
 """Characters of a comment's first line kept in its row; the row's width cuts it shorter."""
@@ -118,7 +118,7 @@ def entry_prompt(entry: PanelEntry, whole: bool = False) -> Text:
     return text
 
 
-class CommentsPanel(Dialog[str | None]):
+class CommentsPanel(Picker[str | None]):
     """Choose a comment; the panel closes with its id."""
 
     BINDINGS = [
@@ -177,26 +177,5 @@ class CommentsPanel(Dialog[str | None]):
         # nothing to go to: the footer leaves the key out
         return action != "go_to" or bool(self.entries)
 
-    def action_go_to(self) -> None:
-        """Close with the highlighted comment's id."""
-        if self.entries:
-            option = self.query_one(OptionList).highlighted_option
-            if option is not None:
-                self.dismiss(option.id)
-
-    def action_close(self) -> None:
-        """Close without choosing."""
-        self.dismiss(None)
-
-    def action_move(self, rows: int) -> None:
-        """Highlight the next (1) or previous (-1) comment."""
-        if self.entries:
-            options = self.query_one(OptionList)
-            if rows > 0:
-                options.action_cursor_down()
-            else:
-                options.action_cursor_up()
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.dismiss(event.option.id)
+    def chosen(self, option_id: str) -> str | None:
+        return option_id

@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from review.repo.diff import Diff, FileDiff
 from review.repo.text import visible
-from review.tui.dialogs.frame import Dialog
+from review.tui.dialogs.frame import Picker
 
 
 def file_prompt(file: FileDiff, viewed: bool) -> Text:
@@ -34,7 +34,7 @@ def file_prompt(file: FileDiff, viewed: bool) -> Text:
     return text
 
 
-class FilePicker(Dialog[int | None]):
+class FilePicker(Picker[int | None]):
     """Choose a file of the diff; the pop-up closes with its index."""
 
     BINDINGS = [
@@ -73,23 +73,5 @@ class FilePicker(Dialog[int | None]):
         if self.current is not None and self.diff.files:
             self.query_one(OptionList).highlighted = self.current
 
-    def action_go_to(self) -> None:
-        """Close with the highlighted file's index."""
-        option = self.query_one(OptionList).highlighted_option
-        if option is not None and option.id is not None:
-            self.dismiss(int(option.id))
-
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-    def action_move(self, rows: int) -> None:
-        options = self.query_one(OptionList)
-        if rows > 0:
-            options.action_cursor_down()
-        else:
-            options.action_cursor_up()
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        if event.option.id is not None:
-            self.dismiss(int(event.option.id))
+    def chosen(self, option_id: str) -> int | None:
+        return int(option_id)

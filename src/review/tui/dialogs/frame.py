@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from textual.screen import ModalScreen
-from textual.widgets import RadioButton, RadioSet
+from textual.widgets import OptionList, RadioButton, RadioSet
 
 from review.tui.compact import CLASS, WIDTH
 
@@ -33,6 +33,39 @@ class Dialog(ModalScreen[Result]):
         Footer { background: $panel; }
     }
     """
+
+
+class Picker(Dialog[Result]):
+    """A dialog that lists options (an `OptionList`, absent when there are none) and closes with
+    the one chosen, or with None."""
+
+    def chosen(self, option_id: str) -> Result:
+        """What the dialog closes with when the option `option_id` is chosen."""
+        raise NotImplementedError
+
+    def action_go_to(self) -> None:
+        """Close with the highlighted option."""
+        for options in self.query(OptionList):
+            option = options.highlighted_option
+            if option is not None and option.id is not None:
+                self.dismiss(self.chosen(option.id))
+
+    def action_close(self) -> None:
+        """Close without choosing."""
+        self.dismiss(None)
+
+    def action_move(self, rows: int) -> None:
+        """Highlight the next (1) or previous (-1) option."""
+        for options in self.query(OptionList):
+            if rows > 0:
+                options.action_cursor_down()
+            else:
+                options.action_cursor_up()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is not None:
+            self.dismiss(self.chosen(event.option.id))
 
 
 def following(values: Sequence[Value], value: Value) -> Value:
