@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
+import bench_hostile
 from review.repo.text import inert_json, visible
 from tmux import Terminal, review_command
 
@@ -398,18 +399,7 @@ def many_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A repository whose branch `agent` changes one line in each of 100,000 files, against main;
     made with git fast-import (two commits, two blobs), with nothing checked out."""
     root = new_repo(tmp_path_factory.mktemp("many") / "many")
-    count = 100_000
-
-    def commit(ref: str, mark: int, blob: int, parent: int | None) -> bytes:
-        head = f"commit {ref}\nmark :{mark}\ncommitter T <t@example.com> 1767268800 +0000\ndata 1\n{mark}\n"
-        head += f"from :{parent}\n" if parent else ""
-        return head.encode() + b"".join(
-            f"M 100644 :{blob} d{n // 1000:03}/f{n:06}.txt\n".encode() for n in range(count)
-        )
-
-    stream = b"blob\nmark :1\ndata 4\nold\nblob\nmark :2\ndata 4\nnew\n"
-    stream += commit("refs/heads/main", 3, 1, None) + commit("refs/heads/agent", 4, 2, 3) + b"done\n"
-    git(root, "fast-import", "--quiet", "--done", input=stream)
+    bench_hostile.many_files(root, 100_000)
     return root
 
 
