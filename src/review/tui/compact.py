@@ -7,6 +7,8 @@ desk, each whole. Every other key still works, and `?` lists them all.
 
 from __future__ import annotations
 
+import re
+
 WIDTH = 80
 """The fewest columns of the full layout; below it, the app is compact."""
 
@@ -33,3 +35,12 @@ OVERVIEW_KEYS = {
     "quit": "quit",
 }
 """The overview's footer when compact."""
+
+
+_WORD_END = re.compile(r"[ \-_./,]")
+
+
+def word_ends(text: str) -> list[int]:
+    """Where `text` may be cut without cutting a word in two: after each space or punctuation
+    between words, a name's parts counting as words (`tally-` of `tally-currency`)."""
+    return [match.end() for match in _WORD_END.finditer(text)]

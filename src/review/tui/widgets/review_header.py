@@ -19,6 +19,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from review.repo.text import visible
+from review.tui.compact import word_ends
 
 _GAP = "  "
 
@@ -209,19 +210,13 @@ def _width(parts: list[_Part], name: str) -> int:
     return cells + cell_len(_GAP) * (len(parts) - 1)
 
 
-_BETWEEN_WORDS = "-_./ "
-
-
 def at_a_word(name: str, cells: int) -> str:
     """`name` in `cells` cells, cut after the last of its words that fits whole ("tally-csv-…"
     for "tally-csv-export"), or "…" alone: a word cut in half reads as another word."""
     if cell_len(name) <= cells:
         return name
-    kept = ""
-    for at, character in enumerate(name):
-        if character in _BETWEEN_WORDS and cell_len(name[: at + 1]) + 1 <= cells:
-            kept = name[: at + 1]
-    return kept + "…"
+    ends = [end for end in word_ends(name) if cell_len(name[:end]) + 1 <= cells]
+    return (name[: ends[-1]] if ends else "") + "…"
 
 
 def shortened(name: str, cells: int) -> str:

@@ -8,7 +8,6 @@ ones (names, reasons, the radar) are shortened with an ellipsis, and a number is
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from review.overview.rows import Row
 from review.overview.status import age, by_wait, queue
 from review.repo.text import visible
 from review.tui.comment_box import CONSOLE
+from review.tui.compact import word_ends
 
 GROUPS = {
     "reviewer": "Waiting on you, the longest waiting first",
@@ -607,16 +607,11 @@ def _aligned(text: Text, width: int, right: bool) -> Text:
     return text
 
 
-_WORD_END = re.compile(r"[ \-_./,]")
-
-
 def _shortened(text: Text, width: int) -> Text:
     """`text` cut to `width` cells with an ellipsis, after the last whole word that fits (a name's
     parts count as words: `tally-…`), so that no word or number is cut in two; a first word that
     does not fit is cut where it must be."""
-    plain = text.plain
-    ends = [match.end() for match in _WORD_END.finditer(plain)]
-    for end in reversed(ends):
+    for end in reversed(word_ends(text.plain)):
         kept = text[:end]
         kept.rstrip()
         last = kept.plain.rpartition(" ")[2]
