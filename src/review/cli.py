@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from review import __version__
 from review.errors import ReviewError
@@ -128,7 +128,7 @@ def _status(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     from review.config import load_config
     from review.overview import hosts as remote
-    from review.overview.status import SCHEMA
+    from review.overview.status import status_json
 
     config = load_config()
     # --json is what one machine runs on another: it reads the config's hosts only when told
@@ -139,13 +139,7 @@ def _status(argv: Sequence[str]) -> int:
         gathering = pool.submit(remote.gather, chosen)
         local = _local_overview(args.repository, config, hosts=bool(chosen))
         rows: list[Row] = []
-        document: dict[str, Any] = {
-            "schema": SCHEMA,
-            "version": __version__,
-            "repo": None,
-            "default_branch": None,
-            "worktrees": [],
-        }
+        document = status_json(None, None, rows)
         if local is not None:
             with local:
                 # a prompt's one line needs whom each waits on, not the radar's trial merges

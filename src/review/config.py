@@ -133,14 +133,14 @@ def _hosts(path: Path, entries: object) -> tuple[Host, ...]:
         return ()
     import shlex
 
-    from review.overview.hosts import Host
+    from review.overview.hosts import Host, is_host_name
 
     hosts = []
     for number, entry in enumerate(entries, 1):
         where = f"{path}: hosts entry {number}"
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"]:
             raise BadConfig(f"{where} needs a name, the host as your SSH config names it")
-        if entry["name"].startswith("-") or any(char.isspace() for char in entry["name"]):
+        if not is_host_name(entry["name"]):
             raise BadConfig(f"{where}: '{entry['name']}' is not a host name")
         values = {
             key: entry.get(key, default) for key, default in (("repo", "."), ("command", "review"), ("ssh", "ssh"))

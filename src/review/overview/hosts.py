@@ -51,10 +51,6 @@ class Host:
     ssh: tuple[str, ...] = ("ssh",)
     """The ssh command here, with any options of the user's own."""
 
-    @property
-    def label(self) -> str:
-        return f"{self.name}:{self.repo}"
-
 
 @dataclass
 class Gathered:
@@ -72,6 +68,11 @@ class Gathered:
     seen_at: float | None = None
     """When the host last answered (seconds since the epoch)."""
 
+    @property
+    def folder(self) -> str:
+        """The repository there: as its review named it, else as it was asked for."""
+        return self.repo or self.host.repo
+
 
 def parse_host(text: str, configured: Sequence[Host] = ()) -> Host:
     """`HOST:REPO` (or `HOST`) as a host; a host of the config file with that name lends it its
@@ -81,13 +82,18 @@ def parse_host(text: str, configured: Sequence[Host] = ()) -> Host:
         ReviewError: the host is empty or looks like an option.
     """
     name, _, repo = text.partition(":")
-    # A name that starts with "-" would be taken by ssh as an option (-oProxyCommand=...).
-    if not name or name.startswith("-") or any(char.isspace() for char in name):
+    if not is_host_name(name):
         raise ReviewError(f"'{text}' is not a host: write HOST:REPO, HOST as your SSH config names it")
     known = next((host for host in configured if host.name == name), None)
     if known is None:
         return Host(name, repo or ".")
     return Host(name, repo or known.repo, known.command, known.ssh)
+
+
+def is_host_name(name: str) -> bool:
+    """Whether ssh takes `name` as a destination: one that starts with "-" would be taken as an
+    option (-oProxyCommand=...)."""
+    return bool(name) and not name.startswith("-") and not any(char.isspace() for char in name)
 
 
 def remote_command(host: Host, *args: str) -> list[str]:
@@ -265,7 +271,7 @@ def gathered_json(gathered: Gathered) -> dict[str, Any]:
     (rows read back and written again, so only the fields this version knows)."""
     return {
         "host": gathered.host.name,
-        "repo": gathered.repo or gathered.host.repo,
+        "repo": gathered.folder,
         "version": gathered.version,
         "seen_at": stamp(gathered.seen_at),
         "problem": gathered.problem or None,
@@ -277,7 +283,7 @@ def gathered_json(gathered: Gathered) -> dict[str, Any]:
 def heading(gathered: Gathered, *, problem: bool = True) -> str:
     """The line above a host's rows: where they come from and when, or (with `problem`) why
     there are none."""
-    where = visible(f"{gathered.host.name}:{gathered.repo or gathered.host.repo}")
+    where = visible(f"{gathered.host.name}:{gathered.folder}")
     if gathered.problem:
         return f"{where}: {visible(gathered.problem)}" if problem else f"{where}: not reached"
     seen = time.strftime("%H:%M:%S", time.localtime(gathered.seen_at)) if gathered.seen_at else "never"

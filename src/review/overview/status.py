@@ -204,13 +204,19 @@ class Overview:
 
     def as_json(self) -> dict[str, Any]:
         """What `review status --json` prints."""
-        return {
-            "schema": SCHEMA,
-            "version": __version__,
-            "repo": str(self.repo.common_dir.parent if self.repo.common_dir.name == ".git" else self.repo.common_dir),
-            "default_branch": self.repo.default_branch,
-            "worktrees": [row_json(row) for row in self.rows],
-        }
+        home = self.repo.common_dir.parent if self.repo.common_dir.name == ".git" else self.repo.common_dir
+        return status_json(str(home), self.repo.default_branch, self.rows)
+
+
+def status_json(repo: str | None, default_branch: str | None, rows: Iterable[Row]) -> dict[str, Any]:
+    """`review status --json` of a repository (None: none here, only other machines asked)."""
+    return {
+        "schema": SCHEMA,
+        "version": __version__,
+        "repo": repo,
+        "default_branch": default_branch,
+        "worktrees": [row_json(row) for row in rows],
+    }
 
 
 def in_a_thread(read: Callable[[], list[Row]]) -> Future[list[Row]]:
