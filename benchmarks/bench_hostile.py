@@ -5,7 +5,8 @@ the agent rewrites a file every 50 ms.
     python benchmarks/bench_hostile.py [--size 120x40] [--runs 3] [--skip expand,churn]
 
 Cases, each a repository made once under benchmarks/.cache/hostile-*:
-  100 MB file       an untracked file of a million lines (one line "Large change" until enter)
+  100 MB file       an untracked file of a million lines (one line "Too large to show here";
+                    enter says so instead of showing it)
   1 MB line         an untracked file of one line of a million characters
   100,000 files     a branch that changes a line in each of 100,000 files (`--range main..agent`)
   10,000 untracked  10,000 new files in 20 folders
@@ -212,7 +213,7 @@ def main() -> None:
 
     cases = [
         # name, repository, arguments, marker of the complete screen, keys that open it, its marker
-        ("100 MB file", made_once("big-file", big_file), [], b"Large change", b"j\r", b"a" * 40),
+        ("100 MB file", made_once("big-file", big_file), [], b"Too large to show", b"j\r", b"is too large"),
         ("1 MB line", made_once("long-line", long_line), [], b"Large change", b"j\r", b"y" * 40),
         ("100,000 files", made_once("many-files", many_files), ["--range", "main..agent"], b"f000000.txt", None, None),
         ("10,000 untracked", made_once("untracked", untracked), [], b"value_0", None, None),
@@ -229,7 +230,7 @@ def main() -> None:
         )
         if keys is not None and shown is not None and "expand" not in skip:
             took = expand(program, keys, shown)
-            line += f"; enter shows it in {took * 1000:,.0f} ms, peak then {program.memory_mb():,.0f} MB"
+            line += f"; enter answered in {took * 1000:,.0f} ms, peak then {program.memory_mb():,.0f} MB"
         elif "100,000" in name:
             took = answer(program, b"G", b"f099999.txt")
             line += f"; G to the last file {took * 1000:,.0f} ms"
