@@ -220,15 +220,21 @@ async def test_the_overview_shows_each_host_in_a_group_and_a_host_it_cannot_reac
         async with app.run_test(size=(140, 40)) as pilot:
             screen = app.screen_stack[0]
             assert isinstance(screen, OverviewScreen)
-            for _ in range(200):
+            beta_heading, down_heading = f" beta:{there.root} (seen ", " down:/anywhere: not reached (1)"
+            # until both hosts have answered and are drawn (ssh and review there take a while
+            # on a loaded machine)
+            for _ in range(600):
                 await pilot.pause(0.05)
-                if len(screen.rows) == 5:
+                drawn = Drawn.of(app.export_screenshot()).rows
+                if len(screen.rows) == 5 and all(
+                    any(line.startswith(h) for line in drawn) for h in (beta_heading, down_heading)
+                ):
                     break
-            drawn = Drawn.of(app.export_screenshot()).rows
             text = "\n".join(drawn)
             # this machine's rows first, grouped by whom they wait on, then each host's
-            beta = next(n for n, line in enumerate(drawn) if line.startswith(f" beta:{there.root} (seen "))
-            down = next(n for n, line in enumerate(drawn) if line.startswith(" down:/anywhere: not reached (1)"))
+            beta = next((n for n, line in enumerate(drawn) if line.startswith(beta_heading)), None)
+            down = next((n for n, line in enumerate(drawn) if line.startswith(down_heading)), None)
+            assert beta is not None and down is not None, text
             assert "beta-agent" in drawn[beta + 1] and "other repo" in drawn[beta + 2]
             assert "alpha-agent" in "\n".join(drawn[:beta]) and beta < down
             assert "problem: cannot reach down: " in drawn[down + 1]
