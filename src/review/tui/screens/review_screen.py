@@ -111,6 +111,10 @@ def _while_shown(
 class ReviewScreen(Screen[None]):
     """Read one worktree's diff."""
 
+    AUTO_FOCUS = "DiffView"
+    """The diff has the focus as the screen is made, so its first frame draws the cursor as
+    focused (focused later, it would draw the diff and the file list again)."""
+
     BINDINGS = [
         Binding("tab", "switch_focus", "Files/diff", show=False, id="switch_focus"),
         Binding("x", "toggle_viewed", "Viewed", id="toggle_viewed"),
@@ -186,6 +190,8 @@ class ReviewScreen(Screen[None]):
         """The id of the agent's note under the cursor ("" when none), for `check_action`."""
         self._wide: tuple[bool, bool] | None = None
         """The diff's split and wrap as the reviewer had them on a wide screen, while compact."""
+        self._resumed = False
+        """Whether the screen has been shown once (see `on_screen_resume`)."""
 
     def compose(self) -> ComposeResult:
         yield ReviewHeader(id="header")
@@ -207,7 +213,6 @@ class ReviewScreen(Screen[None]):
         self.watch(self.view, "cursor_file", self._follow_cursor, init=False)
         self.watch(self.view, "note", self._offer_note_keys, init=False)
         self.view.split = self._split
-        self.view.focus()
         if hasattr(type(self.app), "compact"):
             self.watch(self.app, "compact", self._compact)
         first = self._first
@@ -226,6 +231,14 @@ class ReviewScreen(Screen[None]):
             self._problem(f"Text you wrote earlier could not be saved; it is kept in {self.saving.file}.")
         if self.watching:
             self.watch_worktree()
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Its styles were worked out as it mounted, a moment ago: working them out again for
+        # every part of the diff's view (some forty kinds of row) would hold back the first
+        # frame by about 20 ms. Later resumes do it, as the theme may have changed meanwhile.
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
 
     # -- loading -------------------------------------------------------------------------------
 
