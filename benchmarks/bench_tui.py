@@ -51,6 +51,8 @@ class Program:
         pid, fd = pty.fork()
         if pid == 0:
             os.environ["TERM"] = "xterm-256color"
+            # as installed: Python keeps each module compiled (a shell may have turned that off)
+            os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
             if cwd is not None:
                 os.chdir(cwd)
             os.execvp(argv[0], argv)

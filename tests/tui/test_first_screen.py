@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from concurrent.futures import wait
 
+import pytest
 from rich.segment import Segment
 
 from conftest import Repo
+from review.config import Config
 from review.repo import git
 from review.repo.scope import Scope
 from review.state.opening import read_apart
 from review.tui.app import make_app
+from review.tui.first_frame import show_scrollbars, size_to_come
+from review.tui.layout import unified_gutter
 from review.tui.screens.review_screen import ReviewScreen
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.review_header import ReviewHeader
@@ -61,3 +65,50 @@ async def test_a_row_has_its_syntax_colours_the_first_time_it_is_drawn(agent_wor
         # the keyword has a colour of its own, not the text's
         assert keyword.style is not None and keyword.style.color is not None
         assert keyword.style.color != plain.color
+
+
+def _agent_with_a_line_of(agent_worktree: Repo, cells: int) -> None:
+    agent_worktree.write("long.txt", "x" * cells + "\n")
+
+
+@pytest.mark.parametrize(
+    ("size", "split", "files_shown"),
+    [((120, 40), False, True), ((120, 40), True, True), ((120, 40), False, False), ((50, 25), False, True)],
+    ids=["wide", "split", "no file list", "compact"],
+)
+async def test_the_diff_and_the_file_list_are_measured_as_the_screen_will_lay_them_out(
+    agent_worktree: Repo, size: tuple[int, int], split: bool, files_shown: bool
+) -> None:
+    # What the first frame is drawn from, worked out before the screen is laid out, is what the
+    # layout gives: so no scrollbar comes, and no row moves, in a second frame.
+    async with make_app(git.find_worktree(agent_worktree.root), config=Config(split=split), watch=False).run_test(
+        size=size
+    ) as pilot:
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert isinstance(screen, ReviewScreen)
+        if not files_shown:
+            await pilot.press("f")
+            await pilot.pause()
+        for widget in (screen.view, screen.files):
+            if not widget.display:
+                continue
+            assert size_to_come(widget) == widget.container_size
+            shown = (widget.show_vertical_scrollbar, widget.show_horizontal_scrollbar)
+            show_scrollbars(widget, widget.container_size)
+            assert (widget.show_vertical_scrollbar, widget.show_horizontal_scrollbar) == shown
+
+
+async def test_a_diff_whose_lines_fit_has_no_horizontal_scrollbar(agent_worktree: Repo) -> None:
+    # At 120 columns the text area beside the file list is 88 cells wide, less the line
+    # numbers: a line that long fits. (The diff was once laid out 80 cells wide before its size
+    # was known, and then had a horizontal scrollbar for the cells past 80.)
+    fits = 88 - unified_gutter(3)
+    _agent_with_a_line_of(agent_worktree, fits)
+    async with make_app(git.find_worktree(agent_worktree.root), watch=False).run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        view = pilot.app.screen.query_one(DiffView)
+        assert view.diff_layout is not None
+        assert view.scrollable_content_region.width == 88
+        assert view.diff_layout.widest == fits
+        assert (view.virtual_size.width, view.show_horizontal_scrollbar) == (88, False)

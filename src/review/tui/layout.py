@@ -203,10 +203,11 @@ class Layout:
             return 2 + boxes + _split_rows(file.line_kinds)
         return 2 + boxes + file.body_lines
 
-    def _text_width(self, digits: int) -> int:
+    def _text_width(self, digits: int, width: int | None = None) -> int:
+        width = self.width if width is None else width
         if self.split:
-            return max(1, (self.width - 1) // 2 - split_gutter(digits))
-        return max(1, self.width - unified_gutter(digits))
+            return max(1, (width - 1) // 2 - split_gutter(digits))
+        return max(1, width - unified_gutter(digits))
 
     # -- rows ----------------------------------------------------------------------------------
 
@@ -330,9 +331,10 @@ class Layout:
             return 1
         return max(1, math.ceil(cell_len(display_text(line.text)) / width))
 
-    def overflow(self) -> int:
-        """How many cells the longest line built so far is wider than the text area."""
-        return max(0, self.widest - self._text_width(3))
+    def overflow(self, width: int | None = None) -> int:
+        """How many cells the longest line built so far is wider than the text area of a view
+        `width` cells wide (by default the one laid out for)."""
+        return max(0, self.widest - self._text_width(3, width))
 
     # -- what a row shows ----------------------------------------------------------------------
 

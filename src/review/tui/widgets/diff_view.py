@@ -36,6 +36,7 @@ from review.state.model import Comment
 from review.tui.comment_box import CONSOLE, INDENT, BoxStyles, box_lines
 from review.tui.compact import WIDTH as COMPACT_BELOW
 from review.tui.diff_rows import HunkColours, Palette, RowContext, render_row
+from review.tui.first_frame import show_scrollbars, size_to_come
 from review.tui.layout import Layout, Place, Row, RowKind, Selection, search_pattern
 
 # How long the view is still before it prepares the places the next keys lead to.
@@ -256,7 +257,7 @@ class DiffView(ScrollView, can_focus=True):
             self.diff,
             split=self.split,
             wrap=self.wrap,
-            width=self.scrollable_content_region.width or 80,
+            width=self._text_width(),
             folded=frozenset(self._folded),
             expanded=frozenset(self._expanded),
             comments=self.comments,
@@ -274,15 +275,31 @@ class DiffView(ScrollView, can_focus=True):
 
     def _sync_size(self, quiet: bool = False) -> None:
         """Make the scrollable size the diff's; `quiet` while Textual lays the screen out, when
-        setting it must not ask for another layout."""
-        if self.diff_layout is None:
+        setting it must not ask for another layout. Before the diff is first laid out, the size
+        and scrollbars it will have (see `review.tui.first_frame`)."""
+        layout = self.diff_layout
+        if layout is None:
             return
-        width = self.scrollable_content_region.width
-        size = Size(width + self.diff_layout.overflow(), self.diff_layout.total)
-        if quiet:
+        container = self.container_size or size_to_come(self)
+        # the text is as wide as the room a vertical scrollbar leaves, if the rows need one
+        vertical = layout.total > container.height
+        width = container.width - self.styles.scrollbar_size_vertical * vertical
+        size = Size(width + layout.overflow(width), layout.total)
+        if not self.container_size:
+            self.set_reactive(DiffView.virtual_size, size)
+            show_scrollbars(self, container)
+        elif quiet:
             self.set_reactive(DiffView.virtual_size, size)
         else:
             self.virtual_size = size
+
+    def _text_width(self) -> int:
+        """The width of the diff's text area, with room for a vertical scrollbar (a diff is
+        mostly longer than a screen); before the diff is laid out, in the room it will have."""
+        if self.show_vertical_scrollbar and self.container_size:
+            return self.scrollable_content_region.width
+        container = self.container_size or size_to_come(self)
+        return max(1, container.width - self.styles.scrollbar_size_vertical)
 
     def show_comments(self, comments: Sequence[Comment]) -> None:
         """Draw these comments under their lines (keeping the cursor's place)."""

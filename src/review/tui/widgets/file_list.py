@@ -16,6 +16,7 @@ from textual.widgets.tree import TreeNode
 
 from review.repo.diff import Diff, FileDiff, Status
 from review.repo.text import visible
+from review.tui.first_frame import show_scrollbars, size_to_come
 
 _STATUS_COLOUR = {
     Status.ADDED: "green",
@@ -97,6 +98,10 @@ class FileList(Tree[int]):
             self._adding = False
         self._invalidate()
         self.root.expand()
+        if not self.container_size:
+            # its lines are laid out now, to be measured: its scrollbar comes in the first frame
+            self._tree_lines  # noqa: B018 (a private property: textual is pinned)
+            show_scrollbars(self, size_to_come(self))
 
     def _invalidate(self) -> None:
         # (a private method of Tree: textual is pinned)
