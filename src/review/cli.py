@@ -106,7 +106,7 @@ def _open_review(argv: Sequence[str]) -> int:
     from review.agents.viewer import shown_in_pane
     from review.tui.app import make_app
 
-    wait([first[2]], timeout=FIRST_SCREEN_WAIT)  # the comments are found once the diff is read
+    wait([first.anchoring], timeout=FIRST_SCREEN_WAIT)  # the comments are found once the diff is read
     # In tmux, the pane is marked as this worktree's viewer: `review request --open` finds it.
     with shown_in_pane(worktree.root):
         make_app(worktree, chosen, config, first=first).run()

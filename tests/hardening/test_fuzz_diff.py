@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import time
 from collections import Counter
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -286,7 +287,7 @@ def delivered(worktree: Worktree, sides: Sides, output: bytes) -> FirstDiff:
         for future in (reading, anchoring):
             if not future.done():
                 future.set_exception(error)
-    return sides, reading, anchoring
+    return FirstDiff(sides, reading, anchoring, time.time())
 
 
 Samples = tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]

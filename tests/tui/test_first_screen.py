@@ -26,7 +26,7 @@ SIZE = (100, 30)
 async def test_a_diff_read_while_the_app_started_is_on_the_screen_as_it_mounts(agent_worktree: Repo) -> None:
     worktree = git.find_worktree(agent_worktree.root)
     first = read_apart(worktree, Scope())
-    wait([first[2]])
+    wait([first.anchoring])
     async with make_app(worktree, watch=False, first=first).run_test(size=SIZE) as pilot:
         # nothing awaited: what the screen shows is what it had when it mounted
         screen = pilot.app.screen
@@ -54,7 +54,7 @@ def _row_of(view: DiffView, text: str) -> int:
 async def test_a_row_has_its_syntax_colours_the_first_time_it_is_drawn(agent_worktree: Repo) -> None:
     worktree = git.find_worktree(agent_worktree.root)
     first = read_apart(worktree, Scope())
-    wait([first[2]])
+    wait([first.anchoring])
     async with make_app(worktree, watch=False, first=first).run_test(size=SIZE) as pilot:
         view = pilot.app.screen.query_one(DiffView)
         index = _row_of(view, "def ")

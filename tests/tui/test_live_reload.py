@@ -3,12 +3,17 @@ read again, and the cursor stays on its line of code."""
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import wait
+
 from textual.pilot import Pilot
 
 from conftest import Repo, settle, until_seen
 from drawn import Drawn
 from review.repo import git
 from review.repo.diff import Diff
+from review.repo.scope import Scope
+from review.state.opening import read_apart
 from review.tui.app import make_app
 from review.tui.layout import Place
 from review.tui.screens.review_screen import ReviewScreen
@@ -71,3 +76,22 @@ async def test_the_cursor_stays_on_its_line_of_code_when_lines_are_added_above_i
         assert screen.diff is not None and "src/util.py" in kept(before, screen.diff)  # read alone
         place = view.diff_layout.place(view.cursor)
         assert (place.path, place.new, place.text) == ("src/app.py", 33, "value_30 = 30 * 2  # doubled")
+
+
+async def test_what_the_agent_wrote_before_the_watcher_was_up_is_shown(agent_worktree: Repo) -> None:
+    # The watcher starts a moment after the first frame; a file written between the diff's
+    # reading and then is read again once it is up, though no change comes after.
+    worktree = git.find_worktree(agent_worktree.root)
+    first = read_apart(worktree, Scope())
+    wait([first.anchoring])
+    agent_worktree.write("src/util.py", "def helper():\n    return 43\n")
+    async with make_app(worktree, watch=True, first=first).run_test(size=SIZE) as pilot:
+        screen = screen_of(pilot)
+        assert shows(screen, "src/util.py", "    return 42")  # as read, before the write
+        deadline = time.monotonic() + 20
+        while not shows(screen, "src/util.py", "    return 43"):
+            assert time.monotonic() < deadline, "the write before the watcher was up never showed"
+            await pilot.pause(0.05)
+        before = screen.diff
+        await pilot.pause(1.0)
+        assert screen.diff is before  # and nothing else was read again

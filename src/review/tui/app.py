@@ -230,7 +230,7 @@ class ReviewApp(App[None]):
         try:
             worktree = git.find_worktree(path)
             first = read_apart(worktree, Scope())
-            wait([first[2]], timeout=FIRST_SCREEN_WAIT)
+            wait([first.anchoring], timeout=FIRST_SCREEN_WAIT)
         except ReviewError as error:
             self.call_from_thread(self._not_opened, str(error))
             return

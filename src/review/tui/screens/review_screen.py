@@ -27,7 +27,7 @@ from review.repo.text import visible
 from review.state import comments, notes, rounds
 from review.state.comments import Where
 from review.state.model import Comment, CommentStatus, Review, Round, Severity, Side, Verdict
-from review.state.opening import FirstDiff
+from review.state.opening import FirstDiff, file_time
 from review.state.store import FOLDER, Store
 from review.tui.compact import REVIEW_KEYS
 from review.tui.saving import RETRY_SECONDS, Change, Saving
@@ -62,6 +62,10 @@ every step and hands the changes over once a look finds no new one: one write by
 seen within two steps, while writes closer together than a step (a tool saving several files,
 git checking out a branch) still come as one batch, of at most `WATCH_DEBOUNCE` ms."""
 WATCH_DEBOUNCE = 400
+WATCH_AFTER = 0.5
+"""Seconds after the screen is made that it starts watching the worktree: importing and
+setting up watchfiles (some 20 ms) would hold back the first frame. What was written since the
+diff was read is caught up with once the watcher is up (`_catch_up`)."""
 
 
 def _matters(change: FileChange, path: str) -> bool:
@@ -71,18 +75,24 @@ def _matters(change: FileChange, path: str) -> bool:
     return not (set(parts) & _QUIET_PARTS) and not path.endswith(".lock")
 
 
+def _written_since(path: Path, since: float) -> bool:
+    try:
+        return path.stat().st_mtime >= since
+    except OSError:
+        return False
+
+
 Read = tuple[Sides, Diff, Review | None, str | None]
 """A diff read with its review, or with the reason the review cannot be read."""
 
 
 def _read_first(first: FirstDiff) -> Read:
     """What was read while the app started; raises ReviewError when the diff could not be."""
-    sides, reading, anchoring = first
-    diff = reading.result()
+    diff = first.reading.result()
     try:
-        return sides, diff, anchoring.result(), None
+        return first.sides, diff, first.anchoring.result(), None
     except ReviewError as error:
-        return sides, diff, None, str(error)
+        return first.sides, diff, None, str(error)
 
 
 _P = ParamSpec("_P")
@@ -163,6 +173,9 @@ class ReviewScreen(Screen[None]):
     ) -> None:
         super().__init__()
         self._first = first
+        self._read_from = first.started if first is not None else file_time()
+        """When the diff shown was (or is being) read: what was written after is caught up
+        with once the watcher is up."""
         self.worktree = worktree
         self.chosen = chosen
         self.watching = watch
@@ -220,7 +233,7 @@ class ReviewScreen(Screen[None]):
         if hasattr(type(self.app), "compact"):
             self.watch(self.app, "compact", self._compact)
         first = self._first
-        if first is not None and first[1].done() and first[2].done():
+        if first is not None and first.reading.done() and first.anchoring.done():
             # read while Textual started: the whole screen is in the first frame
             self._first = None
             try:
@@ -234,7 +247,7 @@ class ReviewScreen(Screen[None]):
         if self.saving.earlier():
             self._problem(f"Text you wrote earlier could not be saved; it is kept in {self.saving.file}.")
         if self.watching:
-            self.watch_worktree()
+            self.set_timer(WATCH_AFTER, self.watch_worktree)
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         # Its styles were worked out as it mounted, a moment ago: working them out again for
@@ -347,19 +360,33 @@ class ReviewScreen(Screen[None]):
     async def watch_worktree(self) -> None:
         """Show what changed in the worktree shortly after it changed: the review, the files the
         agent wrote (read again alone), or the whole diff (when git moved, say)."""
-        # (imported here, once the first screen is drawn: it takes a few milliseconds)
         from watchfiles import awatch
 
         paths = [self.worktree.root]
         if not self.worktree.git_dir.is_relative_to(self.worktree.root):
             paths.append(self.worktree.git_dir)
         watching = awatch(*paths, watch_filter=_matters, debounce=WATCH_DEBOUNCE, step=WATCH_STEP, recursive=True)
+        # run once the loop below has made the watcher, before its first wait
+        self.call_later(self._catch_up, self._read_from)
         async for changes in watching:
             code = [path for _, path in changes if FOLDER not in Path(path).parts]
             if len(code) < len(changes):
                 self.load_review()
             if code:
                 self.reload(code)
+
+    @work(thread=True, group="catch-up")
+    def _catch_up(self, since: float) -> None:
+        """Show what was written from `since`, when the diff was read, until the watcher was
+        up: the review, and the diff's files (read again alone)."""
+        if _written_since(self.store.path, since):
+            self.app.call_from_thread(self.load_review)
+        diff = self.diff
+        if diff is None:
+            return
+        written = [str(path) for file in diff.files if _written_since(path := self.worktree.root / file.path, since)]
+        if written:
+            self.app.call_from_thread(self.reload, written)
 
     @work(thread=True, group="reload")
     def reload(self, changed: list[str]) -> None:
