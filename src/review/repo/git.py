@@ -9,13 +9,13 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import BinaryIO
 
-from review.errors import BadRevision, GitFailed, GitTooOld, NotARepository
+from review.errors import BadRevision, GitFailed, GitTooOld, NotARepository, ReviewError
 
 # Read-only commands must not take index.lock: an agent may be committing in the same worktree.
 # Pathspecs are literal so that a file named '*.py' means that file and nothing else.
@@ -76,32 +76,172 @@ def run_git_into_file(
     Raises:
         GitFailed: as `run_git`; the file is closed.
     """
-    full_env = {**os.environ, **_GIT_ENV, **(env or {})}
     # git writes to a file, not a pipe: reading a pipe needs the GIL for every chunk, and while
     # the UI thread holds it a large diff would trickle out of git many times slower.
     out = tempfile.TemporaryFile()  # noqa: SIM115 (returned open, closed here on failure)
     try:
         try:
             proc = subprocess.run(
-                ["git", *args], cwd=cwd, input=input, stdout=out, stderr=subprocess.PIPE, env=full_env
+                ["git", *args], cwd=cwd, input=input, stdout=out, stderr=subprocess.PIPE, env=_environment(env)
             )
-        except FileNotFoundError:
-            if not os.path.isdir(cwd):  # a worktree deleted while it is read, say
-                raise GitFailed(f"{cwd}: no such file or directory") from None
-            raise GitFailed("git is not installed: no 'git' on PATH") from None
-        except NotADirectoryError:
-            raise GitFailed(f"{cwd} is not a directory") from None
+        except (FileNotFoundError, NotADirectoryError) as error:
+            raise _not_started(cwd, error) from None
         if proc.returncode not in ok:
-            # An old git fails on options it does not know yet: say that, not what it said.
-            too_old = _this_git_too_old()
-            if too_old:
-                raise GitTooOld(too_old)
-            raise GitFailed(_error_line(proc.stderr) or f"git {args[0]} exited with {proc.returncode}")
+            raise _failure(args, proc.returncode, proc.stderr)
         out.seek(0)
     except BaseException:
         out.close()
         raise
     return out
+
+
+class Running:
+    """A git command running with its standard output going to a temporary file that has no name,
+    which can be read while git is still writing it: the parse of a huge diff then keeps pace
+    with git rather than starting once git is done (see `diff.parse`).
+
+    Whoever reads the file tells "git has not written this yet" from "the output ends here" by
+    asking `written_past`, which waits for git rather than take a pause in its writing for the
+    end. The file is closed, and git stopped, on every failure (`stop`).
+    """
+
+    def __init__(
+        self,
+        cwd: Path | str,
+        argv: Sequence[str],
+        *,
+        env: dict[str, str] | None = None,
+        ok: Sequence[int] = (0,),
+        after: ExitStack | None = None,
+    ) -> None:
+        """Start `argv` (git and its arguments) in `cwd`; `after` is closed once it has ended
+        (the copy of the index it reads, say), or here when it cannot start.
+
+        Raises:
+            GitFailed: git cannot be started (it is not installed, or `cwd` is gone).
+        """
+        self._argv = tuple(argv)
+        self._ok = tuple(ok)
+        self._after = after
+        self.output: BinaryIO = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop, or by the reader)
+        """Where git writes its standard output; the reader closes it (or `stop` does)."""
+        # git's errors go to a file too: a pipe left unread would stop git once it is full
+        self._errors: BinaryIO = tempfile.TemporaryFile()  # noqa: SIM115 (closed once git has ended)
+        try:
+            self._process = subprocess.Popen(
+                self._argv, cwd=cwd, stdout=self.output, stderr=self._errors, env=_environment(env)
+            )
+        except BaseException as error:
+            self._closed()
+            self.output.close()
+            if isinstance(error, (FileNotFoundError, NotADirectoryError)):
+                raise _not_started(cwd, error) from None
+            raise
+        self._status: int | None = None
+        self._failed: ReviewError | None = None
+
+    def written_past(self, size: int) -> bool:
+        """Whether the output holds more than `size` bytes, waiting until it does or git ends:
+        False only once git has ended and its output is `size` bytes long.
+
+        Raises:
+            GitFailed: git ended with a status not in `ok` (GitTooOld when it is too old for the
+                options it was given); the output is closed.
+        """
+        while True:
+            # asked before the size: once git has ended, the size read after it is the last
+            ended = self._ended()
+            if os.fstat(self.output.fileno()).st_size > size:
+                return True
+            if ended:
+                self.wait()
+                return False
+            self._pause()
+
+    def wait(self) -> None:
+        """Wait for git to end.
+
+        Raises:
+            GitFailed: as `written_past`; the output is closed.
+        """
+        if self._status is None:
+            self._settle(self._process.wait())
+        if self._failed is not None:
+            self.output.close()
+            raise self._failed
+
+    def whole(self) -> BinaryIO:
+        """The output once git has ended, open at its start; the caller closes it.
+
+        Raises:
+            GitFailed: as `written_past`; the output is closed.
+        """
+        try:
+            self.wait()
+        except BaseException:
+            self.stop()
+            raise
+        self.output.seek(0)
+        return self.output
+
+    def stop(self) -> None:
+        """Stop git if it is still running, and close its output."""
+        if self._status is None:
+            self._process.kill()
+            self._status = self._process.wait()
+            self._closed()
+        self.output.close()
+
+    def _ended(self) -> bool:
+        if self._status is None and (status := self._process.poll()) is not None:
+            self._settle(status)
+        return self._status is not None
+
+    def _pause(self) -> None:
+        """Wait a moment for git to write more, or to end (noticed at once; measured no slower
+        than a sleep, see `PAUSE`)."""
+        with suppress(subprocess.TimeoutExpired):
+            self._process.wait(PAUSE)
+
+    def _settle(self, status: int) -> None:
+        """What is done once git has ended: its reason read when it failed, what it used let go."""
+        self._status = status
+        if status not in self._ok:
+            self._errors.seek(0)
+            self._failed = _failure(self._argv[1:], status, self._errors.read())
+        self._closed()
+
+    def _closed(self) -> None:
+        self._errors.close()
+        if self._after is not None:
+            after, self._after = self._after, None
+            after.close()
+
+
+PAUSE = 0.002
+"""Seconds the reader of a `Running` output waits for git between reads that found nothing new."""
+
+
+def _environment(env: dict[str, str] | None) -> dict[str, str]:
+    return {**os.environ, **_GIT_ENV, **(env or {})}
+
+
+def _not_started(cwd: Path | str, error: FileNotFoundError | NotADirectoryError) -> GitFailed:
+    """Why git could not be started in `cwd`."""
+    if isinstance(error, NotADirectoryError):
+        return GitFailed(f"{cwd} is not a directory")
+    if not os.path.isdir(cwd):  # a worktree deleted while it is read, say
+        return GitFailed(f"{cwd}: no such file or directory")
+    return GitFailed("git is not installed: no 'git' on PATH")
+
+
+def _failure(args: Sequence[str], status: int, stderr: bytes) -> ReviewError:
+    """What git ending with `status` means, in one line."""
+    # An old git fails on options it does not know yet: say that, not what it said.
+    too_old = _this_git_too_old()
+    if too_old:
+        return GitTooOld(too_old)
+    return GitFailed(_error_line(stderr) or f"git {args[0]} exited with {status}")
 
 
 OLDEST_GIT = (2, 39)
@@ -425,9 +565,31 @@ def diff_file(
     context: int | None = None,
     patch: bool = True,
 ) -> BinaryIO:
-    """`diff_output` in a temporary file of its own (see `run_git_into_file`), open at its start;
-    the caller closes it."""
-    args = [*_DIFF_CONFIG, "diff", "--raw", *(["--patch"] if patch else []), "-z", *DIFF_OPTIONS]
+    """`diff_output` in a temporary file of its own (see `run_git_into_file`), open at its start
+    once git is done; the caller closes it."""
+    return start_diff(
+        worktree, old, new, cached=cached, untracked=untracked, paths=paths, context=context, patch=patch
+    ).whole()
+
+
+def start_diff(
+    worktree: Worktree,
+    old: str,
+    new: str | None = None,
+    *,
+    cached: bool = False,
+    untracked: bool = False,
+    paths: Sequence[str] = (),
+    context: int | None = None,
+    patch: bool = True,
+) -> Running:
+    """`diff_output` as git writes it, to be read while git runs (see `Running`).
+
+    Raises:
+        GitFailed: git cannot be started, or adding the untracked files to a copy of the index
+            failed.
+    """
+    args = ["git", *_DIFF_CONFIG, "diff", "--raw", *(["--patch"] if patch else []), "-z", *DIFF_OPTIONS]
     if context is not None:
         args.append(f"--unified={context}")
     if cached:
@@ -438,15 +600,16 @@ def diff_file(
     args.append("--")
     args.extend(paths)
     if not untracked:
-        return run_git_into_file(worktree.root, *args)
+        return Running(worktree.root, args)
     # for some paths, only theirs: listing every untracked file (thousands, say) would make
     # reading one file as slow as reading the whole diff
     new_files = untracked_files(worktree, paths)
     if not new_files:
-        return run_git_into_file(worktree.root, *args)
+        return Running(worktree.root, args)
     # In a copy of the index the untracked files are marked intent-to-add, so that the diff
-    # against the working tree shows them as new files.
-    with _index_copy(worktree) as env:
+    # against the working tree shows them as new files. The copy is gone once git has ended.
+    with ExitStack() as held:
+        env = held.enter_context(_index_copy(worktree))
         run_git(
             worktree.root,
             "add",
@@ -458,7 +621,7 @@ def diff_file(
             env=env,
             ok=_ADDED_WHAT_GIT_COULD,
         )
-        return run_git_into_file(worktree.root, *args, env=env)
+        return Running(worktree.root, args, env=env, after=held.pop_all())
 
 
 _ADD_WHAT_GIT_CAN = ("--ignore-errors",)
