@@ -13,6 +13,7 @@ from review.state import comments
 from review.state.store import Store
 from review.tui.app import make_app
 from review.tui.dialogs.comment_editor import CommentEditor
+from review.tui.layout import RowKind
 from review.tui.widgets.diff_view import DiffView
 
 SIZE = (100, 30)
@@ -121,3 +122,25 @@ async def test_next_comment_draws_the_cursor_on_the_comment(agent_worktree: Repo
         for key in ("n", "n", "N", "N"):
             await pilot.press(key)
             await assert_cursor_drawn_on_its_row(pilot)
+
+
+async def test_the_screen_the_next_comment_is_on_is_drawn_while_the_reviewer_reads(agent_worktree: Repo) -> None:
+    # n mostly leads far: its rows are drawn ahead once the reviewer pauses, and the key only
+    # puts them on the screen (with the cursor drawn on the comment all the same)
+    tall(agent_worktree)
+    store = Store(agent_worktree.root)
+    lines = (agent_worktree.root / "tall.py").read_text().splitlines()
+    comments.add(store, comments.Where(path="tall.py", line=100, end_line=100), "look at 100", "should", lines)
+    async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = pilot.app.screen.query_one(DiffView)
+        await pilot.pause(0.5)  # the reviewer reads
+        found = view._strips.hits
+        await pilot.press("n")
+        layout = view.diff_layout
+        assert layout is not None
+        top, height = view.scroll_offset.y, view.scrollable_content_region.height
+        assert top > height  # it did go far
+        shown = [layout.row(index) for index in range(top, min(top + height, layout.total))]
+        assert view._strips.hits - found >= sum(row.kind is not RowKind.COMMENT for row in shown)
+        assert "line 100" in await assert_cursor_drawn_on_its_row(pilot)

@@ -195,6 +195,8 @@ class DiffView(ScrollView, can_focus=True):
         self._queue_lock = threading.Lock()
         self._colouring = False
         self._prefetch_timer: Timer | None = None
+        self._ahead: list[int] = []
+        """The first rows of the screens to draw ahead (see `_prefetch`)."""
         self._palette: Palette | None = None
         self._matches: tuple[Layout, re.Pattern[str], list[int]] | None = None
         """The rows the search matches, for the layout and search they were found in."""
@@ -631,6 +633,7 @@ class DiffView(ScrollView, can_focus=True):
         self._schedule_prefetch()
 
     def _schedule_prefetch(self) -> None:
+        self._ahead = []
         if self._prefetch_timer is not None:
             self._prefetch_timer.stop()
         self._prefetch_timer = self.set_timer(PREFETCH_DELAY, self._prefetch)
@@ -648,6 +651,7 @@ class DiffView(ScrollView, can_focus=True):
         # the first row on screen after each key: pages, top and bottom, and the jumps (hunks and
         # files go to the top of the screen, a comment only into sight)
         starts = [top + height, max(0, top - height), 0, max(0, rows.total - height)]
+        ahead = []
         for forward in (True, False):
             for jump in (rows.next_hunk(self.cursor, forward), rows.next_file(self.cursor, forward)):
                 if jump is not None:
@@ -655,6 +659,9 @@ class DiffView(ScrollView, can_focus=True):
             comment = rows.next_comment(self.cursor, forward)
             if comment is not None:
                 starts.append(self._top_after(comment))
+                ahead.append(starts[-1])
+        # the next page, and the next comment's screen, which is mostly far away, are drawn too
+        self._ahead = [top + height, *ahead]
         for start in starts:
             for index in range(start, min(start + height, rows.total)):
                 row = rows.row(index)
@@ -664,6 +671,23 @@ class DiffView(ScrollView, can_focus=True):
                     for line in (row.left, row.right):
                         if line >= 0:
                             self._colour_ahead(row.file, row.hunk, line)
+        if not self._pending:
+            self._draw_ahead()
+
+    def _draw_ahead(self) -> None:
+        """Draw the rows of the next screen to draw ahead (`_ahead`), once their colours are made;
+        a screen at a time, so that a key pressed meanwhile waits for one at most."""
+        rows = self.diff_layout
+        if not self._ahead or rows is None:
+            return
+        start = self._ahead.pop(0)
+        width = self.scrollable_content_region.width
+        for index in range(start, min(start + self.scrollable_content_region.height, rows.total)):
+            row = rows.row(index)
+            if row.kind is not RowKind.COMMENT:
+                self._row_strip(row, width)
+        if self._ahead:
+            self.call_later(self._draw_ahead)
 
     # -- drawing -------------------------------------------------------------------------------
 
@@ -843,6 +867,8 @@ class DiffView(ScrollView, can_focus=True):
         self._pending.discard(message.key)
         if message.key[0] == self._generation and message.key not in self._colours:
             self._colours[message.key] = message.colours
+        if not self._pending:
+            self._draw_ahead()
 
     def _get_palette(self) -> Palette:
         if self._palette is None:
