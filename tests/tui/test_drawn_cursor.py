@@ -15,6 +15,7 @@ from review.tui.app import make_app
 from review.tui.dialogs.comment_editor import CommentEditor
 from review.tui.layout import RowKind
 from review.tui.widgets.diff_view import DiffView
+from review.tui.widgets.file_list import FileList
 
 SIZE = (100, 30)
 
@@ -144,3 +145,21 @@ async def test_the_screen_the_next_comment_is_on_is_drawn_while_the_reviewer_rea
         shown = [layout.row(index) for index in range(top, min(top + height, layout.total))]
         assert view._strips.hits - found >= sum(row.kind is not RowKind.COMMENT for row in shown)
         assert "line 100" in await assert_cursor_drawn_on_its_row(pilot)
+
+
+async def test_the_file_list_is_drawn_where_the_next_comment_takes_it(agent_worktree: Repo) -> None:
+    # a comment in a file far down a long list: the list's lines there are drawn ahead too
+    for n in range(60):
+        agent_worktree.write(f"many/file_{n:02}.py", f"value = {n}\n")
+    store = Store(agent_worktree.root)
+    comments.add(store, comments.Where(path="many/file_59.py", line=1, end_line=1), "and here", "nit", ["value = 59"])
+    async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        files = pilot.app.screen.query_one(FileList)
+        await pilot.pause(0.5)  # the reviewer reads
+        drawn = len(files._line_cache)
+        await pilot.press("n")
+        assert files.cursor_node is not None and str(files.cursor_node.label) == "file_59.py"
+        assert files.scroll_offset.y > 0  # it did scroll
+        # (only the lines whose cursor or folder marks changed are drawn again)
+        assert len(files._line_cache) - drawn < files.size.height // 3

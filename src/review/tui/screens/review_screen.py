@@ -503,6 +503,10 @@ class ReviewScreen(Screen[None]):
         """Whether the review is laid out for a small screen."""
         return self.has_class("-compact")
 
+    def on_diff_view_looking_ahead(self, message: DiffView.LookingAhead) -> None:
+        for file in message.files:
+            self.files.draw_ahead(file)
+
     def _follow_cursor(self, file: int) -> None:
         if file >= 0 and not self.files.has_focus:
             self.files.select_file(file)

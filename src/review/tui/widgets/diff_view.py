@@ -651,17 +651,21 @@ class DiffView(ScrollView, can_focus=True):
         # the first row on screen after each key: pages, top and bottom, and the jumps (hunks and
         # files go to the top of the screen, a comment only into sight)
         starts = [top + height, max(0, top - height), 0, max(0, rows.total - height)]
-        ahead = []
+        onward = [top + height]
+        comments = []
         for forward in (True, False):
             for jump in (rows.next_hunk(self.cursor, forward), rows.next_file(self.cursor, forward)):
                 if jump is not None:
                     starts.append(jump)
+                    onward += [jump] if forward else []
             comment = rows.next_comment(self.cursor, forward)
             if comment is not None:
                 starts.append(self._top_after(comment))
-                ahead.append(starts[-1])
-        # the next page, and the next comment's screen, which is mostly far away, are drawn too
-        self._ahead = [top + height, *ahead]
+                comments.append(starts[-1])
+        # Where the keys onward and the comments lead are drawn too (the next comment is mostly
+        # far away), and the file list where it will follow the cursor to.
+        self._ahead = onward + comments
+        self.post_message(self.LookingAhead([rows.file_of(start) for start in comments]))
         for start in starts:
             for index in range(start, min(start + height, rows.total)):
                 row = rows.row(index)
@@ -856,6 +860,13 @@ class DiffView(ScrollView, can_focus=True):
                     return
                 key, path, lines, start = self._queue.pop()
             self.post_message(self._Coloured(key, _colour(path, lines, start)))
+
+    class LookingAhead(Message):
+        """The cursor may go to these files next (the next and the previous comment's)."""
+
+        def __init__(self, files: list[int]) -> None:
+            super().__init__()
+            self.files = files
 
     class _Coloured(Message):
         def __init__(self, key: ColourKey, colours: HunkColours) -> None:

@@ -10,7 +10,9 @@ from rich.style import Style
 from rich.text import Text, TextType
 from textual import events
 from textual.binding import Binding
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -75,6 +77,8 @@ class FileList(Tree[int]):
         self._viewed: set[str] = set()
         """The paths marked viewed."""
         self._file_nodes: dict[int, TreeNode[int]] = {}
+        self._style = Style()
+        """The list's style in the frame being drawn (see `render_lines`)."""
 
     def show(self, diff: Diff, viewed: AbstractSet[str]) -> None:
         """List the files of `diff`, keeping folded folders folded."""
@@ -193,6 +197,31 @@ class FileList(Tree[int]):
             self._tree_lines  # noqa: B018
         if self.cursor_node is not node:
             self.move_cursor(node, animate=False)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # the list's style, worked out from its ancestors, once a frame rather than once a line
+        self._style = self.rich_style
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        # as Tree draws a line, with the style of this frame (private: textual is pinned)
+        left, top = self.scroll_offset
+        return self._render_line(y + top, left, left + self.size.width, self._style)
+
+    def draw_ahead(self, file: int) -> None:
+        """Draw the lines the list will show once its cursor is on `file`, while the reviewer
+        reads: a far jump (to the next comment, say) then only puts them on the screen."""
+        node = self._file_nodes.get(file)
+        if node is None or node.line < 0 or not self.display:
+            return
+        top, height = self.scroll_offset.y, self.scrollable_content_region.height
+        if top <= node.line < top + height:
+            return  # the list will not scroll: its lines are drawn already
+        # as Tree scrolls to its cursor: only as far as it takes to bring it into sight
+        top = node.line if node.line < top else node.line - height + 1
+        left, style = self.scroll_offset.x, self.rich_style
+        for y in range(top, min(top + height, self.last_line + 1)):
+            self._render_line(y, left, left + self.size.width, style)  # (private: textual is pinned)
 
     def get_label_width(self, node: TreeNode[int]) -> int:
         # The tree measures every label each time it lays itself out; drawing 10,000 labels to
