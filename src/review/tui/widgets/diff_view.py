@@ -923,20 +923,28 @@ class _SyntaxStyles:
     """Foreground colours for Pygments token types; the diff's own backgrounds stay."""
 
     def __init__(self, theme: str) -> None:
-        from rich.syntax import (
-            PygmentsSyntaxTheme,  # loads Pygments' styles: only once drawing
-        )
+        # Pygments' styles are loaded only once drawing (Rich's syntax module, which would do
+        # the same, takes twice as long to import)
+        from pygments.styles import get_style_by_name
+        from pygments.util import ClassNotFound
 
         try:
-            self._theme = PygmentsSyntaxTheme(theme)
-        except Exception:
-            self._theme = PygmentsSyntaxTheme("monokai")
+            self._theme = get_style_by_name(theme)
+        except ClassNotFound:
+            self._theme = get_style_by_name("default")
         self._cache: dict[_TokenType, Style] = {}
 
     def style(self, token_type: _TokenType) -> Style:
         cached = self._cache.get(token_type)
         if cached is None:
-            cached = _foreground(self._theme.get_style_for_token(token_type))
+            found = self._theme.style_for_token(token_type)
+            colour = found["color"]
+            cached = Style(
+                color=f"#{colour}" if colour else None,
+                bold=found["bold"],
+                italic=found["italic"],
+                underline=found["underline"],
+            )
             self._cache[token_type] = cached
         return cached
 
