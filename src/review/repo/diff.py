@@ -8,7 +8,9 @@ but git would compute every diff twice.)
 
 Memory stays bounded whatever the size of the diff: a large output is read a chunk at a time and
 stays in git's temporary file, from which a file's part is read back when its hunks are needed;
-the parsed hunks of the files used last are kept, up to a budget of lines.
+the parsed hunks of the files used last are kept, up to a budget of lines. The output is read as
+git writes it (`git.Running`), so that a huge diff is parsed soon after git is done rather than a
+parse later.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from unidiff.patch import Hunk as ParsedHunk
 from unidiff.patch import PatchSet
 
 from review.errors import BrokenDiff
+from review.repo.git import Running
 from review.repo.recently_used import RecentlyUsed
 from review.repo.text import decode, visible
 
@@ -326,18 +329,28 @@ _CHUNK = 1 << 20
 """Bytes of a large output read at a time."""
 
 
-def parse(output: bytes | BinaryIO) -> Diff:
-    """Build the model from `git diff --raw --patch -z` output, given as bytes or as the file it
-    is in (`git.diff_file`). The file is parse's to close: it is read into memory and closed when
-    small (`IN_MEMORY_BYTES`); a large one stays open, for each file's part to be read back when
-    its hunks are needed, and is closed once the diff's files are all gone.
+def parse(output: bytes | BinaryIO | Running) -> Diff:
+    """Build the model from `git diff --raw --patch -z` output, given as bytes, as the file it
+    is in (`git.diff_file`), or as git writes it (`git.start_diff`), read while git runs. The
+    file is parse's to close: it is read into memory and closed when small (`IN_MEMORY_BYTES`);
+    a large one stays open, for each file's part to be read back when its hunks are needed, and
+    is closed once the diff's files are all gone.
 
     Raises:
         BrokenDiff: the output does not have the expected shape.
+        GitFailed: git, still running when given, ended with a failure (whatever was read of
+            its output is thrown away).
     """
     source = _Output(output)
     try:
-        return _parse(source)
+        diff = _parse(source)
+        source.whole()
+        diff.size = source.size
+        return diff
+    except BrokenDiff:
+        # git's own failure, when it failed, says more than the output it left unfinished
+        source.close(after_git=True)
+        raise
     except BaseException:
         source.close()
         raise
@@ -458,14 +471,22 @@ def _well_formed(meta: list[str]) -> bool:
 class _Output:
     """git's output a diff was read from: in memory when small; else the temporary file git wrote
     it to, which the diff's files read their parts back from (the file has no name, and is
-    closed when the last of them is gone). Also where the hunks of its files are kept parsed."""
+    closed when the last of them is gone). Also where the hunks of its files are kept parsed.
 
-    def __init__(self, output: bytes | BinaryIO) -> None:
+    Given git still running, it is read as git writes it, a read waiting for what git has not
+    written yet (`Running.written_past`), until `whole`."""
+
+    def __init__(self, output: bytes | BinaryIO | Running) -> None:
         self._data: bytes | None = None
         self._fd = -1
         self._closing: weakref.finalize[[], _Output] | None = None
+        self._running: Running | None = None
         if isinstance(output, bytes):
             self._data = output
+        elif isinstance(output, Running):
+            self._running = output
+            self._fd = output.output.fileno()
+            self._closing = weakref.finalize(self, output.stop)
         elif os.fstat(output.fileno()).st_size <= IN_MEMORY_BYTES:
             with output:
                 self._data = output.read()
@@ -473,27 +494,57 @@ class _Output:
             self._fd = output.fileno()
             self._closing = weakref.finalize(self, output.close)
         self.size = len(self._data) if self._data is not None else os.fstat(self._fd).st_size
+        """Bytes of output; while git runs, those written so far."""
         self.parsed: RecentlyUsed[tuple[tuple[int, int], ...], list[Hunk]] = RecentlyUsed(
             PARSED_LINES, PARSED_FILES, lambda hunks: sum(1 + len(hunk.lines) for hunk in hunks)
         )
 
     def read(self, start: int, end: int) -> bytes:
-        """The bytes from `start` to `end` (fewer at the end of the output)."""
+        """The bytes from `start` to `end` (fewer at the end of the output), waiting for git to
+        write them while it runs.
+
+        Raises:
+            GitFailed: git, still running when the output was given, ended with a failure.
+        """
         if self._data is not None:
             return self._data[start:end]
         parts: list[bytes] = []
         while start < end:
             # pread leaves the file's position alone: threads may read at the same time
             part = os.pread(self._fd, end - start, start)
-            if not part:
+            if part:
+                parts.append(part)
+                start += len(part)
+            elif self._running is None or not self._running.written_past(start):
                 break
-            parts.append(part)
-            start += len(part)
         return b"".join(parts)
 
-    def close(self) -> None:
-        if self._closing is not None:
-            self._closing()
+    def whole(self) -> None:
+        """Know the output whole: wait for git to end when it ran, then read a small output into
+        memory and close its file, as one given whole would be.
+
+        Raises:
+            GitFailed: git ended with a failure.
+        """
+        if self._running is None:
+            return
+        self._running.wait()
+        self._running = None
+        self.size = os.fstat(self._fd).st_size
+        if self.size <= IN_MEMORY_BYTES:
+            data = self.read(0, self.size)
+            self.close()
+            self._data, self._fd = data, -1
+
+    def close(self, *, after_git: bool = False) -> None:
+        """Let go of the file, stopping git if it still runs; with `after_git`, wait for it to
+        end instead, to raise its failure (GitFailed) if it failed."""
+        try:
+            if after_git and self._running is not None:
+                self._running.wait()
+        finally:
+            if self._closing is not None:
+                self._closing()
 
 
 class _Reader:

@@ -130,10 +130,9 @@ def load(worktree: Worktree, scope: Scope = Scope(), since: Since | None = None)
 
 
 def read(worktree: Worktree, sides: Sides) -> Diff:
-    """The diff between two resolved sides. A large one stays in git's temporary file, read back
-    a file at a time (see `parse`)."""
-    output = git.diff_file(worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked)
-    diff = parse(output)
+    """The diff between two resolved sides, parsed as git writes it. A large one stays in git's
+    temporary file, read back a file at a time (see `parse`)."""
+    diff = parse(git.start_diff(worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked))
     _mark_moved_binaries(worktree, sides, diff)
     _measure_binaries(worktree, diff)
     return diff
