@@ -66,12 +66,12 @@ def one_line(done: Done) -> str:
 def viewed(path: Path, chosen: Scope = Scope()) -> tuple[Sides, Diff]:
     """What the viewer shows of the worktree at `path`: the diff it reads while the screen is
     made, with every file's hunks parsed as the screen parses them, and the review found in it."""
-    sides, diff, review_read = read_apart(git.find_worktree(path), chosen)
-    found = diff.result(timeout=60)
-    review_read.result(timeout=60)
+    first = read_apart(git.find_worktree(path), chosen)
+    found = first.reading.result(timeout=60)
+    first.anchoring.result(timeout=60)
     for file in found.files:
         assert file.hunks is not None
-    return sides, found
+    return first.sides, found
 
 
 def files(diff: Diff) -> dict[str, Status]:
