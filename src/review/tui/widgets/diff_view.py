@@ -33,6 +33,7 @@ from review.repo.highlight import highlight
 from review.repo.text import visible
 from review.repo.words import WordChanges
 from review.state.model import Comment
+from review.tui import collecting
 from review.tui.comment_box import CONSOLE, INDENT, BoxStyles, box_lines
 from review.tui.compact import WIDTH as COMPACT_BELOW
 from review.tui.diff_rows import HunkColours, Palette, RowContext, render_row
@@ -692,6 +693,8 @@ class DiffView(ScrollView, can_focus=True):
                 self._row_strip(row, width)
         if self._ahead:
             self.call_later(self._draw_ahead)
+        else:
+            collecting.collect_if_due()  # all is ready for the next keys: a pause to use
 
     # -- drawing -------------------------------------------------------------------------------
 

@@ -1,0 +1,30 @@
+"""Python's collection of all its objects waits for the reviewer to pause, so that it never
+lands on a key (it took 40 to 70 ms on a huge diff)."""
+
+from __future__ import annotations
+
+import gc
+
+from conftest import Repo, settle
+from review.repo import git
+from review.tui import collecting
+from review.tui.app import make_app
+from review.tui.widgets.diff_view import DiffView
+
+
+async def test_all_objects_are_collected_while_the_reviewer_reads_not_while_a_key_is_answered(
+    agent_worktree: Repo,
+) -> None:
+    async with make_app(git.find_worktree(agent_worktree.root), watch=False).run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        # Python itself collects all objects only much later than it would
+        assert gc.get_threshold()[2] == collecting.EVERY * collecting.HELD_BACK
+        for _ in range(collecting.EVERY):
+            gc.collect(1)  # as many collections of the younger objects as make one due
+        assert gc.get_count()[2] >= collecting.EVERY
+        view = pilot.app.screen.query_one(DiffView)
+        for _ in range(3):
+            view.action_page_down()
+        assert gc.get_count()[2] >= collecting.EVERY  # not while keys are answered
+        await pilot.pause(0.5)  # the reviewer reads: what the next keys need is made, then
+        assert gc.get_count()[2] < collecting.EVERY
