@@ -28,3 +28,15 @@ async def test_all_objects_are_collected_while_the_reviewer_reads_not_while_a_ke
         assert gc.get_count()[2] >= collecting.EVERY  # not while keys are answered
         await pilot.pause(0.5)  # the reviewer reads: what the next keys need is made, then
         assert gc.get_count()[2] < collecting.EVERY
+
+
+async def test_python_collects_as_it_does_by_itself_when_the_diff_is_not_shown(agent_worktree: Repo) -> None:
+    async with make_app(git.find_worktree(agent_worktree.root), watch=False).run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert gc.get_threshold()[2] == collecting.EVERY * collecting.HELD_BACK
+        await pilot.press("question_mark")  # the help, over the diff
+        await pilot.pause()
+        assert gc.get_threshold()[2] == collecting.EVERY
+        await pilot.press("escape")
+        await pilot.pause()
+        assert gc.get_threshold()[2] == collecting.EVERY * collecting.HELD_BACK

@@ -25,7 +25,6 @@ from review.repo import git
 from review.repo.git import Worktree
 from review.repo.scope import Scope
 from review.state.opening import FIRST_SCREEN_WAIT, FirstDiff, read_apart
-from review.tui import collecting
 from review.tui.compact import CLASS as COMPACT
 from review.tui.compact import WIDTH as COMPACT_BELOW
 from review.tui.screens.review_screen import ReviewScreen
@@ -73,7 +72,6 @@ class ReviewApp(App[None]):
         hosts: Sequence[Host] = (),
     ) -> None:
         super().__init__()
-        collecting.hold_back()
         if worktree is None and overview is None and not hosts:
             raise ValueError("the app needs a worktree, an overview or hosts")
         self.first = first

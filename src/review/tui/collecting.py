@@ -20,9 +20,16 @@ HELD_BACK = 100
 
 
 def hold_back() -> None:
-    """Leave the collection of all objects to `collect_if_due`, or to Python much later."""
+    """Leave the collection of all objects to `collect_if_due`, or to Python much later: while
+    the diff is shown, which calls it."""
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, EVERY * HELD_BACK)
+
+
+def release() -> None:
+    """Let Python collect all objects as it does by itself again (the overview, say)."""
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, EVERY)
 
 
 def collect_if_due() -> None:

@@ -29,6 +29,7 @@ from review.state.comments import Where
 from review.state.model import Comment, CommentStatus, Review, Round, Severity, Side, Verdict
 from review.state.opening import FirstDiff, file_time
 from review.state.store import FOLDER, Store
+from review.tui import collecting
 from review.tui.compact import REVIEW_KEYS
 from review.tui.saving import RETRY_SECONDS, Change, Saving
 from review.tui.widgets.diff_view import DiffView
@@ -250,12 +251,16 @@ class ReviewScreen(Screen[None]):
             self.set_timer(WATCH_AFTER, self.watch_worktree)
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
+        collecting.hold_back()  # the diff collects when the reviewer pauses
         # Its styles were worked out as it mounted, a moment ago: working them out again for
         # every part of the diff's view (some forty kinds of row) would hold back the first
         # frame by about 20 ms. Later resumes do it, as the theme may have changed meanwhile.
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = False
+
+    def on_screen_suspend(self) -> None:
+        collecting.release()
 
     # -- loading -------------------------------------------------------------------------------
 
