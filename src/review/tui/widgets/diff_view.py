@@ -652,7 +652,7 @@ class DiffView(ScrollView, can_focus=True):
         # the first row on screen after each key: pages, top and bottom, and the jumps (hunks and
         # files go to the top of the screen, a comment only into sight)
         starts = [top + height, max(0, top - height), 0, max(0, rows.total - height)]
-        onward = [top + height]
+        onward = [top + height, 0, max(0, rows.total - height)]
         comments = []
         for forward in (True, False):
             for jump in (rows.next_hunk(self.cursor, forward), rows.next_file(self.cursor, forward)):
@@ -663,8 +663,8 @@ class DiffView(ScrollView, can_focus=True):
             if comment is not None:
                 starts.append(self._top_after(comment))
                 comments.append(starts[-1])
-        # Where the keys onward and the comments lead are drawn too (the next comment is mostly
-        # far away), and the file list where it will follow the cursor to.
+        # Where the keys onward, the top and the bottom and the comments lead are drawn too (the
+        # next comment is mostly far away), and the file list where it will follow the cursor to.
         self._ahead = onward + comments
         self.post_message(self.LookingAhead([rows.file_of(start) for start in comments]))
         for start in starts:
