@@ -176,7 +176,7 @@ def test_a_small_diff_is_read_into_memory_and_its_file_closed(project: Repo, tem
 def test_git_failing_leaves_no_temporary_file(project: Repo, temporary: Path) -> None:
     worktree = git.find_worktree(project.root)
     with pytest.raises(GitFailed) as raised:
-        git.diff_file(worktree, "no-such-commit")
+        git.start_diff(worktree, "no-such-commit").whole()
     # closed as it failed, not when the error (and the frames it holds) is gone
     assert raised.value and deleted_files_in(temporary) == []
     assert list(temporary.iterdir()) == []

@@ -1,6 +1,6 @@
 """The diff model: the changed files with their counts at once, each file's hunks when first asked.
 
-`parse` reads the output of `git diff --raw --patch -z` (see `git.diff_file`). The raw records
+`parse` reads the output of `git diff --raw --patch -z` (see `git.start_diff`). The raw records
 give every file's exact path bytes, status, modes and blobs; the patch is only indexed (where each
 file's text starts and ends) and its added and removed lines counted, at C speed, until a file's
 hunks are needed, when unidiff parses that file alone. (`--numstat` would give the counts too,
@@ -331,7 +331,7 @@ _CHUNK = 1 << 20
 
 def parse(output: bytes | BinaryIO | Running) -> Diff:
     """Build the model from `git diff --raw --patch -z` output, given as bytes, as the file it
-    is in (`git.diff_file`), or as git writes it (`git.start_diff`), read while git runs. The
+    is in (`Running.whole`), or as git writes it (`git.start_diff`), read while git runs. The
     file is parse's to close: it is read into memory and closed when small (`IN_MEMORY_BYTES`);
     a large one stays open, for each file's part to be read back when its hunks are needed, and
     is closed once the diff's files are all gone.

@@ -58,28 +58,9 @@ def run_git(
         GitFailed: git is missing or exited with a status not in `ok`; the message is git's
             own first error line.
     """
-    with run_git_into_file(cwd, *args, input=input, env=env, ok=ok) as out:
-        return out.read()
-
-
-def run_git_into_file(
-    cwd: Path | str,
-    *args: str,
-    input: bytes | None = None,
-    env: dict[str, str] | None = None,
-    ok: Sequence[int] = (0,),
-) -> BinaryIO:
-    """Run git in `cwd` with its standard output in a temporary file that has no name (it is
-    gone once closed, or when the program ends), returned open at its start; the caller closes
-    it. A huge diff can then be read back a part at a time rather than held in memory whole.
-
-    Raises:
-        GitFailed: as `run_git`; the file is closed.
-    """
     # git writes to a file, not a pipe: reading a pipe needs the GIL for every chunk, and while
-    # the UI thread holds it a large diff would trickle out of git many times slower.
-    out = tempfile.TemporaryFile()  # noqa: SIM115 (returned open, closed here on failure)
-    try:
+    # the UI thread holds it a large output would trickle out of git many times slower.
+    with tempfile.TemporaryFile() as out:
         try:
             proc = subprocess.run(
                 ["git", *args], cwd=cwd, input=input, stdout=out, stderr=subprocess.PIPE, env=_environment(env)
@@ -89,10 +70,7 @@ def run_git_into_file(
         if proc.returncode not in ok:
             raise _failure(args, proc.returncode, proc.stderr)
         out.seek(0)
-    except BaseException:
-        out.close()
-        raise
-    return out
+        return out.read()
 
 
 class Running:
@@ -548,28 +526,11 @@ def diff_output(
     `old` is a commit or tree; `new` a commit, or None for the working tree (or for the index
     when `cached`). With `untracked`, files git does not track yet appear as added files.
     """
-    with diff_file(
+    running = start_diff(
         worktree, old, new, cached=cached, untracked=untracked, paths=paths, context=context, patch=patch
-    ) as out:
+    )
+    with running.whole() as out:
         return out.read()
-
-
-def diff_file(
-    worktree: Worktree,
-    old: str,
-    new: str | None = None,
-    *,
-    cached: bool = False,
-    untracked: bool = False,
-    paths: Sequence[str] = (),
-    context: int | None = None,
-    patch: bool = True,
-) -> BinaryIO:
-    """`diff_output` in a temporary file of its own (see `run_git_into_file`), open at its start
-    once git is done; the caller closes it."""
-    return start_diff(
-        worktree, old, new, cached=cached, untracked=untracked, paths=paths, context=context, patch=patch
-    ).whole()
 
 
 def start_diff(
