@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -148,6 +149,16 @@ def app_with(**lines: str) -> str:
     for key, value in lines.items():
         text[int(key.removeprefix("l")) - 1] = value
     return "".join(f"{line}\n" for line in text)
+
+
+@pytest.fixture
+def temporary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The folder temporary files go to (git's output, the copy of the index), for this test
+    alone."""
+    folder = tmp_path / "temporary"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
 
 
 @pytest.fixture

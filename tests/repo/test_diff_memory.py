@@ -142,15 +142,6 @@ def deleted_files_in(folder: Path) -> list[str]:
     return found
 
 
-@pytest.fixture
-def temporary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The folder temporary files go to, for this test alone."""
-    folder = tmp_path / "temporary"
-    folder.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    return folder
-
-
 def test_a_large_diff_stays_in_a_file_with_no_name_until_the_diff_is_gone(
     project: Repo, monkeypatch: pytest.MonkeyPatch, temporary: Path
 ) -> None:

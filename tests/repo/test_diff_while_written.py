@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fcntl
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -86,15 +85,6 @@ def until_waiting_for_git(thread: threading.Thread, result: Future[Diff]) -> Non
             frame = frame.f_back
         time.sleep(0.001)
     pytest.fail(f"the parse ended without waiting for git: {result.exception() or result.result()}")
-
-
-@pytest.fixture
-def temporary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The folder temporary files go to, for this test alone (the copy of the index too)."""
-    folder = tmp_path / "temporary"
-    folder.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    return folder
 
 
 def new_files(project: Repo, last: str) -> None:
