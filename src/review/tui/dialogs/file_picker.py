@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 from review.repo.diff import Diff, FileDiff
 from review.repo.text import visible
 from review.tui.dialogs.frame import Picker
+from review.tui.widgets.file_list import file_counts
 
 
 def file_prompt(file: FileDiff, viewed: bool) -> Text:
@@ -24,13 +25,7 @@ def file_prompt(file: FileDiff, viewed: bool) -> Text:
     text = Text(end="")
     text.append(f"{file.status.letter} ", Style(bold=True))
     text.append(visible(file.path), Style(dim=viewed))
-    if file.binary:
-        text.append(" bin", Style(dim=True))
-    else:
-        text.append(f" +{file.added}", Style(color="green"))
-        text.append(f" −{file.removed}", Style(color="red"))
-    if viewed:
-        text.append(" ✓", Style(color="green", bold=True))
+    text.append_text(file_counts(file, viewed))
     return text
 
 

@@ -255,10 +255,8 @@ class FileList(Tree[int]):
             self.post_message(self.FileChosen(event.node.data))
 
 
-def _label(file: FileDiff, viewed: bool, room: int | None = None) -> Text:
-    """The file's row: status letter, name, counts, viewed mark. Within `room` cells, the name is
-    shortened (its end becomes "…"); the counts are never cut."""
-    name = visible(file.path.rsplit("/", 1)[-1])
+def file_counts(file: FileDiff, viewed: bool) -> Text:
+    """A file's added and removed lines (or that it is binary), and a mark once viewed."""
     counts = (
         Text(" bin", Style(dim=True))
         if file.binary
@@ -266,6 +264,14 @@ def _label(file: FileDiff, viewed: bool, room: int | None = None) -> Text:
     )
     if viewed:
         counts.append(" ✓", Style(color="green", bold=True))
+    return counts
+
+
+def _label(file: FileDiff, viewed: bool, room: int | None = None) -> Text:
+    """The file's row: status letter, name, counts, viewed mark. Within `room` cells, the name is
+    shortened (its end becomes "…"); the counts are never cut."""
+    name = visible(file.path.rsplit("/", 1)[-1])
+    counts = file_counts(file, viewed)
     letter = Text(file.status.letter + " ", Style(color=_STATUS_COLOUR[file.status], bold=True))
     shown = Text(name, Style(dim=viewed))
     if room is not None and letter.cell_len + shown.cell_len + counts.cell_len > room:
