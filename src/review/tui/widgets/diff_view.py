@@ -658,7 +658,8 @@ class DiffView(ScrollView, can_focus=True):
             for jump in (rows.next_hunk(self.cursor, forward), rows.next_file(self.cursor, forward)):
                 if jump is not None:
                     starts.append(jump)
-                    onward += [jump] if forward else []
+                    if forward:
+                        onward.append(jump)
             comment = rows.next_comment(self.cursor, forward)
             if comment is not None:
                 starts.append(self._top_after(comment))
