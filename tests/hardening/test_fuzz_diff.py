@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 import time
 from collections import Counter
 from concurrent.futures import Future
@@ -287,7 +288,9 @@ def delivered(worktree: Worktree, sides: Sides, output: bytes) -> FirstDiff:
         for future in (reading, anchoring):
             if not future.done():
                 future.set_exception(error)
-    return FirstDiff(sides, reading, anchoring, time.time())
+    checked: Future[bool] = Future()
+    checked.set_result(True)
+    return FirstDiff(sides, reading, anchoring, time.time(), threading.Event(), checked)
 
 
 Samples = tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]

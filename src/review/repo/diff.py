@@ -19,10 +19,12 @@ import hashlib
 import os
 import re
 import weakref
+from collections.abc import Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import BinaryIO
+from typing import BinaryIO, TypedDict
 
 from unidiff.constants import LINE_TYPE_EMPTY, LINE_TYPE_NO_NEWLINE
 from unidiff.errors import UnidiffParseError
@@ -107,6 +109,26 @@ class Hunk:
         return f"@@ -{self.old_start},{self.old_count} +{self.new_start},{self.new_count} @@"
 
 
+Record = tuple[tuple[str, str, str, str, str], tuple[str, ...]]
+"""A file's raw record in git's output: its modes, blobs and status field, and its path (its old
+path first, for a rename or a copy)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """What a file's diff comes to, short of its patch: all that the file list, the header and
+    the layout of the whole diff need of a file that is not on the screen."""
+
+    added: int
+    removed: int
+    binary: bool
+    body_lines: int
+    fingerprint: str
+    patch_size: int
+    old_size: int | None
+    new_size: int | None
+
+
 @dataclass(eq=False)
 class FileDiff:
     """One changed file. Its metadata is known at once; `hunks` are parsed on first use."""
@@ -132,9 +154,14 @@ class FileDiff:
     fingerprint: str
     """Changes whenever the file's change does: a viewed mark holds it, to lapse with it. (A
     hash of its patch, taken as git's output is read.)"""
+    patch_size: int
+    """Bytes of the file's patch."""
     _output: _Output = field(repr=False)
     _spans: tuple[tuple[int, int], ...] = field(repr=False)
     """Where the file's sections are in the output."""
+    _later: Future[Mapping[str, FileDiff]] | None = field(default=None, repr=False)
+    """For a file known by its counts alone (`counted`): the diff read whole, by path, once
+    git has read it, which the file's patch is then read from."""
     utf8: bool = True
     """False once the file's patch turned out not to be UTF-8."""
     old_size: int | None = None
@@ -180,10 +207,6 @@ class FileDiff:
         return self.body_lines > 0
 
     @property
-    def patch_size(self) -> int:
-        return sum(end - start for start, end in self._spans)
-
-    @property
     def large(self) -> bool:
         """Too big to show before the reviewer asks for it."""
         return self.added + self.removed > LARGE_FILE_LINES or self.patch_size > LARGE_FILE_BYTES
@@ -197,6 +220,7 @@ class FileDiff:
     def sections(self) -> list[bytes]:
         """This file's parts of git's patch output, headers included: one, or two for a type
         change, which git shows as a deletion and a creation. Read from the output each time."""
+        self._settle()
         return [self._output.read(start, end) for start, end in self._spans]
 
     @property
@@ -217,6 +241,7 @@ class FileDiff:
         Raises:
             BrokenDiff: the patch text is not a well-formed diff.
         """
+        self._settle()
         # kept by where the file is in the output: the output holding its files would be a cycle
         hunks = self._output.parsed.get(self._spans)
         if hunks is None:
@@ -229,7 +254,59 @@ class FileDiff:
     @property
     def parsed(self) -> bool:
         """Whether the file's hunks are kept parsed."""
-        return self._spans in self._output.parsed
+        return self._later is None and self._spans in self._output.parsed
+
+    @classmethod
+    def counted(cls, record: Record, counts: Counts, later: Future[Mapping[str, FileDiff]]) -> FileDiff:
+        """The file of a raw record whose diff was counted before (see `Counts`): what the
+        layout and the file list need is known at once, its patch once `later` has the diff."""
+        return cls(
+            **_entry(record),
+            added=counts.added,
+            removed=counts.removed,
+            binary=counts.binary,
+            body_lines=counts.body_lines,
+            fingerprint=counts.fingerprint,
+            patch_size=counts.patch_size,
+            old_size=counts.old_size,
+            new_size=counts.new_size,
+            _output=_NOTHING,
+            _spans=(),
+            _later=later,
+        )
+
+    @property
+    def record(self) -> Record:
+        """The file's raw record, as git wrote it."""
+        status = self.status.letter if self.similarity is None else f"{self.status.letter}{self.similarity:03d}"
+        paths = (self.path,) if self.old_path is None else (self.old_path, self.path)
+        return (self.old_mode, self.new_mode, self.old_blob, self.new_blob, status), paths
+
+    @property
+    def counts(self) -> Counts:
+        return Counts(
+            self.added,
+            self.removed,
+            self.binary,
+            self.body_lines,
+            self.fingerprint,
+            self.patch_size,
+            self.old_size,
+            self.new_size,
+        )
+
+    def _settle(self) -> None:
+        """Take the patch of a counted file from the diff read whole, waiting for git to have
+        read it. A file that is not in it has no patch (the screen reads the diff again when what
+        git read differs from what was counted)."""
+        later = self._later
+        if later is None:
+            return
+        read = later.result().get(self.path)
+        if read is not None:
+            self._output, self._spans, self.utf8 = read._output, read._spans, read.utf8
+        # last: another thread that finds it None finds the patch's place set
+        self._later = None
 
     def _parse_section(self, section: bytes) -> list[Hunk]:
         body = hunk_text(section)
@@ -365,30 +442,23 @@ def _parse(source: _Output) -> Diff:
         raise BrokenDiff("git diff output does not start with file records")
     reader.start_patch()
     files: list[FileDiff] = []
-    for meta, paths in records:
-        old_mode, new_mode, old_blob, new_blob, status_field = meta
-        status = _status(status_field)
+    for record in records:
+        entry = _entry(record)
         # git prints a type change (a file becoming a symlink, say) as a deletion and a creation.
-        taken = 2 if status is Status.TYPE_CHANGED else 1
+        taken = 2 if entry["status"] is Status.TYPE_CHANGED else 1
         digest = hashlib.sha1()
         sections = [section for _ in range(taken) if (section := reader.section(digest)) is not None]
         if len(sections) != taken:
-            raise BrokenDiff(f"git diff output is incomplete: no patch for {visible(paths[-1])}")
+            raise BrokenDiff(f"git diff output is incomplete: no patch for {visible(record[1][-1])}")
         files.append(
             FileDiff(
-                path=paths[-1],
-                old_path=paths[0] if len(paths) == 2 else None,
-                status=status,
-                old_mode=old_mode,
-                new_mode=new_mode,
-                old_blob=old_blob,
-                new_blob=new_blob,
-                similarity=int(status_field[1:]) if len(status_field) > 1 else None,
+                **entry,
                 added=sum(section.added for section in sections),
                 removed=sum(section.removed for section in sections),
                 binary=any(section.binary for section in sections),
                 body_lines=sum(section.body_lines for section in sections),
                 fingerprint=digest.hexdigest()[:16],
+                patch_size=sum(section.end - section.start for section in sections),
                 _output=source,
                 _spans=tuple((section.start, section.end) for section in sections),
             )
@@ -402,10 +472,48 @@ def _parse(source: _Output) -> Diff:
     return Diff(files=files, size=source.size)
 
 
+class _Entry(TypedDict):
+    """The fields of a file that its raw record gives."""
+
+    path: str
+    old_path: str | None
+    status: Status
+    old_mode: str
+    new_mode: str
+    old_blob: str
+    new_blob: str
+    similarity: int | None
+
+
+def _entry(record: Record) -> _Entry:
+    (old_mode, new_mode, old_blob, new_blob, status_field), paths = record
+    return {
+        "path": paths[-1],
+        "old_path": paths[0] if len(paths) == 2 else None,
+        "status": _status(status_field),
+        "old_mode": old_mode,
+        "new_mode": new_mode,
+        "old_blob": old_blob,
+        "new_blob": new_blob,
+        "similarity": int(status_field[1:]) if len(status_field) > 1 else None,
+    }
+
+
+def records(output: bytes | Running) -> list[Record]:
+    """The raw records of `git diff --raw -z` output (with or without the patch); from git still
+    running, as soon as it has written them, before its first patch, and leaving git running.
+
+    Raises:
+        BrokenDiff: the output does not have the expected shape.
+        GitFailed: git, still running when given, ended with a failure.
+    """
+    return _Reader(_Output(output, owned=False)).raw_records()
+
+
 def renames(output: bytes) -> dict[str, str]:
     """Old path → new path of every rename in `git diff --raw -z` output (with or without the
     patch)."""
-    return {paths[0]: paths[1] for meta, paths in _Reader(_Output(output)).raw_records() if meta[4].startswith("R")}
+    return {paths[0]: paths[1] for meta, paths in records(output) if meta[4].startswith("R")}
 
 
 def binary_paths(numstat: bytes) -> set[str]:
@@ -476,7 +584,8 @@ class _Output:
     Given git still running, it is read as git writes it, a read waiting for what git has not
     written yet (`Running.written_past`), until `whole`."""
 
-    def __init__(self, output: bytes | BinaryIO | Running) -> None:
+    def __init__(self, output: bytes | BinaryIO | Running, *, owned: bool = True) -> None:
+        """`owned`: the file is closed (and git stopped) once this is gone."""
         self._data: bytes | None = None
         self._fd = -1
         self._closing: weakref.finalize[[], _Output] | None = None
@@ -486,7 +595,8 @@ class _Output:
         elif isinstance(output, Running):
             self._running = output
             self._fd = output.output.fileno()
-            self._closing = weakref.finalize(self, output.stop)
+            if owned:
+                self._closing = weakref.finalize(self, output.stop)
         elif os.fstat(output.fileno()).st_size <= IN_MEMORY_BYTES:
             with output:
                 self._data = output.read()
@@ -593,8 +703,8 @@ class _Reader:
         self.pos = end + 1
         return value
 
-    def raw_records(self) -> list[tuple[tuple[str, str, str, str, str], tuple[str, ...]]]:
-        records: list[tuple[tuple[str, str, str, str, str], tuple[str, ...]]] = []
+    def raw_records(self) -> list[Record]:
+        records: list[Record] = []
         while self.has(1) and self.data.startswith(b":", self.pos):
             meta = self.field()[1:].decode("ascii", "replace").split(" ")
             if not _well_formed(meta):
@@ -661,3 +771,7 @@ class _Reader:
             if not self.more():
                 return None
         return match.start() + 1
+
+
+_NOTHING = _Output(b"")
+"""The output of a file whose patch git has not read yet."""

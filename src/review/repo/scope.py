@@ -129,13 +129,19 @@ def load(worktree: Worktree, scope: Scope = Scope(), since: Since | None = None)
     return sides, read(worktree, sides)
 
 
-def read(worktree: Worktree, sides: Sides) -> Diff:
-    """The diff between two resolved sides, parsed as git writes it. A large one stays in git's
-    temporary file, read back a file at a time (see `parse`)."""
-    diff = parse(git.start_diff(worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked))
+def read(worktree: Worktree, sides: Sides, *, paths: Sequence[str] = (), running: git.Running | None = None) -> Diff:
+    """The diff between two resolved sides (of `paths` alone, when given), parsed as git writes
+    it; `running` is its reading already started (`start`). A large one stays in git's temporary
+    file, read back a file at a time (see `parse`)."""
+    diff = parse(running or start(worktree, sides, paths))
     _mark_moved_binaries(worktree, sides, diff)
     _measure_binaries(worktree, diff)
     return diff
+
+
+def start(worktree: Worktree, sides: Sides, paths: Sequence[str] = ()) -> git.Running:
+    """Start git reading the diff between the sides (see `read`)."""
+    return git.start_diff(worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked, paths=paths)
 
 
 def _mark_moved_binaries(worktree: Worktree, sides: Sides, diff: Diff) -> None:

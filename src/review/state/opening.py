@@ -12,7 +12,7 @@ from review.repo import scope
 from review.repo.diff import Diff
 from review.repo.git import Worktree
 from review.repo.scope import Scope, Sides
-from review.state import comments, rounds
+from review.state import comments, counted, rounds
 from review.state.model import Review
 from review.state.store import Store
 
@@ -25,6 +25,12 @@ class FirstDiff(NamedTuple):
     anchoring: Future[Review]
     started: float
     """When the reading started (`file_time`): a file written after may not be in the diff."""
+    shown: threading.Event
+    """Set once the diff is on the screen: a diff opened from its counts (`counted`) reads the
+    rest of itself after that."""
+    checked: Future[bool]
+    """Whether the diff read is git's: False when one opened from its counts turned out not to be
+    (the screen then reads it again)."""
 
 
 FIRST_SCREEN_WAIT = 1.0
@@ -51,17 +57,34 @@ def read_apart(worktree: Worktree, chosen: Scope) -> FirstDiff:
     sides = scope.resolve(worktree, chosen, rounds.last_sent(store) if chosen.since_review else None)
     reading: Future[Diff] = Future()
     anchoring: Future[Review] = Future()
+    checked: Future[bool] = Future()
+    shown = threading.Event()
     started = file_time()
 
     def read() -> None:
-        try:
-            reading.set_result(scope.read(worktree, sides))
-            anchoring.set_result(comments.reanchor_on(store, worktree, sides.old, reading.result()))
         # whatever went wrong is raised where the results are taken
+        try:
+            opened, running = counted.open_counted(worktree, sides, started)
+            diff = scope.read(worktree, sides, running=running) if opened is None else opened.diff
         except Exception as error:
-            for future in (reading, anchoring):
-                if not future.done():
-                    future.set_exception(error)
+            for future in (reading, anchoring, checked):
+                future.set_exception(error)
+            return
+        reading.set_result(diff)
+        try:
+            anchoring.set_result(comments.reanchor_on(store, worktree, sides.old, diff))
+        except Exception as error:
+            anchoring.set_exception(error)
+        try:
+            same = True
+            if opened is not None:
+                diff, same = counted.finish(worktree, sides, opened, shown)
+            checked.set_result(same)
+            shown.wait(counted.WAIT_FOR_SCREEN)
+            counted.remember(worktree, sides, diff, started)
+        except Exception as error:
+            if not checked.done():
+                checked.set_exception(error)
 
     threading.Thread(target=read, name="review-read", daemon=True).start()
-    return FirstDiff(sides, reading, anchoring, started)
+    return FirstDiff(sides, reading, anchoring, started, shown, checked)

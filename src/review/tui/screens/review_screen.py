@@ -6,6 +6,7 @@ import functools
 import time
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, cast
@@ -234,6 +235,9 @@ class ReviewScreen(Screen[None]):
         if hasattr(type(self.app), "compact"):
             self.watch(self.app, "compact", self._compact)
         first = self._first
+        if first is not None:
+            self.call_after_refresh(first.shown.set)
+            self._check(first.checked)
         if first is not None and first.reading.done() and first.anchoring.done():
             # read while Textual started: the whole screen is in the first frame
             self._first = None
@@ -286,6 +290,17 @@ class ReviewScreen(Screen[None]):
             self.app.call_from_thread(self._loaded, sides, diff, None, str(error))
             return
         self.app.call_from_thread(self._loaded, sides, diff, review, None)
+
+    @work(thread=True, group="check")
+    def _check(self, checked: Future[bool]) -> None:
+        """Read the diff again when the one opened from its files' counts turned out not to be
+        the one git read (a file changed within a tick of the clock, say)."""
+        try:
+            if checked.result():
+                return
+        except ReviewError:
+            pass  # the reading again says what went wrong
+        self.app.call_from_thread(self.load)
 
     @work(thread=True, exclusive=True, group="review")
     def load_review(self) -> None:

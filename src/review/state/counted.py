@@ -1,0 +1,174 @@
+"""What each file's diff came to when git last read it, remembered between runs in the user's cache
+folder, so that a review opens as fast on a diff of a million lines as on one of ten.
+
+The file list, the header's totals and the layout of the whole diff need each file's counts, not
+its patch. When git's raw records (its files without their patches, which git lists in
+milliseconds) are all known here, git reads the patches of the files on the first screen alone
+before it is drawn, and the whole diff behind it: a file counted here takes its patch from there
+when first asked for it (`FileDiff.counted`). The whole diff is then checked against what was
+counted, and the screen reads the diff again in the rare case they differ.
+
+A file is known by its raw record (paths, modes, blobs and status) and, when its new side is the
+working tree, by the file's size, times and inode, as git's index knows a file unchanged. A file
+written just before the diff was read may be written again within the same tick of the clock,
+unseen by its times: it is not remembered. It is a cache: a file that cannot be read or written is
+left alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Mapping
+from concurrent.futures import Future
+from dataclasses import astuple, dataclass
+from pathlib import Path
+
+from review.errors import CannotWrite
+from review.repo import scope
+from review.repo.diff import SUBMODULE_MODE, Counts, Diff, FileDiff, Record, records
+from review.repo.git import Running, Worktree
+from review.repo.scope import Sides
+from review.state.files import replace_atomically
+
+_SCHEMA = 1
+
+FIRST_ROWS = 200
+"""Rows of the diff git reads before the first screen: more than a screen holds."""
+UNKNOWN_AT_MOST = 64
+"""Files not known here that git may read before the first screen; with more, the whole diff is
+read first."""
+RECENT_SECONDS = 2.0
+"""A working tree file changed this shortly before the diff was read is not remembered."""
+WAIT_FOR_SCREEN = 3.0
+"""Seconds the whole diff waits for the first screen to be drawn before it is parsed (the parse
+would take the time the screen is drawn in)."""
+
+_ZEROS = frozenset("0")
+
+
+def cache_file(worktree: Worktree) -> Path:
+    """Where the counts of `worktree`'s files are remembered."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    name = hashlib.sha256(os.fsencode(worktree.root)).hexdigest()[:24]
+    return Path(base) / "review" / "counts" / f"{name}.json"
+
+
+def load(worktree: Worktree) -> dict[str, Counts]:
+    """The counts remembered for `worktree`'s files, by `key`."""
+    try:
+        data = json.loads(cache_file(worktree).read_bytes())
+        if data.get("schema") != _SCHEMA:
+            return {}
+        return {key: Counts(*fields) for key, fields in data["files"].items()}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def remember(worktree: Worktree, sides: Sides, diff: Diff, read_at: float) -> None:
+    """Remember the counts of `diff`'s files, read from the time `read_at` on, in place of those
+    remembered before (the diff of other sides forgets them: one comparison at a time is kept)."""
+    known = {}
+    for file in diff.files:
+        found = key(worktree, sides, file.record, read_at)
+        if found is not None:
+            known[found] = astuple(file.counts)
+    path = cache_file(worktree)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_atomically(path, json.dumps({"schema": _SCHEMA, "files": known}).encode())
+    except (OSError, CannotWrite):
+        pass  # a cache that cannot be written costs time, nothing else
+
+
+def key(worktree: Worktree, sides: Sides, record: Record, read_at: float) -> str | None:
+    """What a file's counts are remembered by: its raw record, and the state of its file when it
+    is the working tree's. None for a file that cannot be known this way: a submodule (its
+    changes inside are not in the record), or a working tree file gone or changed lately."""
+    meta, paths = record
+    old_mode, new_mode, _, new_blob, status = meta
+    if SUBMODULE_MODE in (old_mode, new_mode):
+        return None
+    state = ""
+    if set(new_blob) == _ZEROS and not status.startswith("D") and sides.new is None and not sides.cached:
+        try:
+            found = os.lstat(worktree.root / paths[-1])
+        except OSError:
+            return None
+        if max(found.st_mtime, found.st_ctime) >= read_at - RECENT_SECONDS:
+            return None
+        state = f"{found.st_size} {found.st_mtime_ns} {found.st_ctime_ns} {found.st_ino}"
+    return "\0".join((" ".join(meta), *paths, state))
+
+
+@dataclass
+class Opened:
+    """A diff opened from what was counted: its files on the first screen read by git, the others
+    known by their counts until git has read the whole diff (`finish`)."""
+
+    diff: Diff
+    running: Running
+    """git reading the whole diff."""
+    later: Future[Mapping[str, FileDiff]]
+    """The whole diff by path, which the counted files take their patches from."""
+
+
+def open_counted(worktree: Worktree, sides: Sides, read_at: float) -> tuple[Opened | None, Running]:
+    """Start git reading the whole diff; and when it has few files not counted before, the diff
+    with those files and the ones on the first screen read and the others counted. `read_at` is
+    when the reading started, on the clock files are stamped with.
+
+    Raises:
+        ReviewError: git failed.
+    """
+    known = load(worktree)
+    running = scope.start(worktree, sides)
+    if not known:
+        return None, running
+    # git writes its raw records first, in milliseconds, where the patches of a huge diff take it
+    # a second
+    found = records(running)
+    keys = [key(worktree, sides, record, read_at) for record in found]
+    counts = [known.get(k) if k is not None else None for k in keys]
+    wanted: set[str] = set()
+    rows = 0
+    for record, counted in zip(found, counts, strict=True):
+        if counted is None or rows < FIRST_ROWS:
+            wanted.update(record[1])
+        rows += 3 + (counted.body_lines if counted is not None else FIRST_ROWS)
+    if sum(c is None for c in counts) > UNKNOWN_AT_MOST:
+        return None, running
+    read = {f.path: f for f in scope.read(worktree, sides, paths=sorted(wanted)).files} if wanted else {}
+    later: Future[Mapping[str, FileDiff]] = Future()
+    files = []
+    for record, counted in zip(found, counts, strict=True):
+        file = read.get(record[1][-1])
+        if file is None and counted is not None:
+            file = FileDiff.counted(record, counted, later)
+        if file is None or file.record != record:
+            # git paired the files read alone otherwise (a rename, a copy): read the whole diff
+            return None, running
+        files.append(file)
+    return Opened(Diff(files=files, size=sum(f.patch_size for f in files)), running, later), running
+
+
+def finish(worktree: Worktree, sides: Sides, opened: Opened, shown: threading.Event) -> tuple[Diff, bool]:
+    """Read the whole diff behind an opened one, once its screen is shown, for the counted files
+    to take their patches from; and whether it is the diff opened (else it is to be read again).
+
+    Raises:
+        ReviewError: git failed.
+    """
+    shown.wait(WAIT_FOR_SCREEN)
+    try:
+        whole = scope.read(worktree, sides, running=opened.running)
+    except BaseException as error:
+        opened.later.set_exception(error)
+        raise
+    opened.later.set_result({f.path: f for f in whole.files})
+    same = len(whole.files) == len(opened.diff.files) and all(
+        a.record == b.record and a.counts == b.counts for a, b in zip(whole.files, opened.diff.files, strict=True)
+    )
+    return whole, same
