@@ -295,6 +295,12 @@ class FileDiff:
             self.new_size,
         )
 
+    @property
+    def ready(self) -> bool:
+        """Whether the file's patch can be read without waiting for git (see `counted`)."""
+        later = self._later
+        return later is None or later.done()
+
     def _settle(self) -> None:
         """Take the patch of a counted file from the diff read whole, waiting for git to have
         read it. A file that is not in it has no patch (the screen reads the diff again when what

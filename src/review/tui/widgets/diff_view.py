@@ -429,7 +429,7 @@ class DiffView(ScrollView, can_focus=True):
 
     def _cursor_changed(self) -> None:
         # where the next jumps lead depends on the cursor, not only on what is on screen
-        self._schedule_prefetch()
+        self.look_ahead()
         file = self.current_file()
         if file is not None:
             self.cursor_file = file
@@ -631,9 +631,10 @@ class DiffView(ScrollView, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        self._schedule_prefetch()
+        self.look_ahead()
 
-    def _schedule_prefetch(self) -> None:
+    def look_ahead(self) -> None:
+        """Prepare where the next keys lead, once the reviewer pauses (see `_prefetch`)."""
         self._ahead = []
         if self._prefetch_timer is not None:
             self._prefetch_timer.stop()
@@ -666,10 +667,14 @@ class DiffView(ScrollView, can_focus=True):
                 comments.append(starts[-1])
         # Where the keys onward, the top and the bottom and the comments lead are drawn too (the
         # next comment is mostly far away), and the file list where it will follow the cursor to.
-        self._ahead = onward + comments
+        # a file git has not read yet is left for the jump to it: it would wait for git here
+        files = rows.diff.files
+        self._ahead = [start for start in onward + comments if files[rows.file_of(start)].ready]
         self.post_message(self.LookingAhead([rows.file_of(start) for start in comments]))
         for start in starts:
             for index in range(start, min(start + height, rows.total)):
+                if not files[rows.file_of(index)].ready:
+                    break
                 row = rows.row(index)
                 if row.kind is RowKind.LINE:
                     self._colour_ahead(row.file, row.hunk, row.line)
@@ -689,6 +694,8 @@ class DiffView(ScrollView, can_focus=True):
         start = self._ahead.pop(0)
         width = self.scrollable_content_region.width
         for index in range(start, min(start + self.scrollable_content_region.height, rows.total)):
+            if not rows.diff.files[rows.file_of(index)].ready:
+                break
             row = rows.row(index)
             if row.kind is not RowKind.COMMENT:
                 self._row_strip(row, width)
