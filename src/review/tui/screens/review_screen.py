@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import functools
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Concatenate, ParamSpec, cast
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, Self, cast
 
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
+from textual.geometry import Region, Size
 from textual.screen import Screen
 
 from review.errors import ReviewError
@@ -86,6 +88,10 @@ def _written_since(path: Path, since: float) -> bool:
 
 Read = tuple[Sides, Diff, Review | None, str | None]
 """A diff read with its review, or with the reason the review cannot be read."""
+
+
+READ_REST_AFTER = 0.2
+"""Seconds after the first frame that the rest of a diff opened from its counts is read."""
 
 
 def _read_first(first: FirstDiff) -> Read:
@@ -207,6 +213,12 @@ class ReviewScreen(Screen[None]):
         """The diff's split and wrap as the reviewer had them on a wide screen, while compact."""
         self._resumed = False
         """Whether the screen has been shown once (see `on_screen_resume`)."""
+        self._drawn_at: Size | None = None
+        """The size the screen was laid out for last (see `_screen_resized`)."""
+        self._repaint_once_more = True
+        """False from the first resume until the repaint Textual asks for after it (`refresh`)."""
+        self._shown = threading.Event()
+        """Set once the screen is first shown (see `FirstDiff.shown`)."""
 
     def compose(self) -> ComposeResult:
         yield ReviewHeader(id="header")
@@ -236,7 +248,7 @@ class ReviewScreen(Screen[None]):
             self.watch(self.app, "compact", self._compact)
         first = self._first
         if first is not None:
-            self.call_after_refresh(first.shown.set)
+            self._shown = first.shown
             self._check(first.checked)
         if first is not None and first.reading.done() and first.anchoring.done():
             # read while Textual started: the whole screen is in the first frame
@@ -262,6 +274,34 @@ class ReviewScreen(Screen[None]):
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = False
+            # Textual lays the screen out and draws it as this resume is handled, then asks for
+            # it all to be drawn again: a second frame of the same screen, left out (`refresh`).
+            self._drawn_at = self.app.size
+            self._repaint_once_more = False
+            # The rest of a diff opened from its counts is read once the first frame is drawn
+            # and Textual has drawn it again (it does, for its resizes, in the next 100 ms): the
+            # reading would take turns with those frames and hold them back.
+            self.set_timer(READ_REST_AFTER, self._shown.set)
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        if not self._repaint_once_more and not (regions or layout or recompose):
+            # asked for as the first resume is handled, once the screen was laid out and drawn
+            # whole: so were the parts asked for before, as the screen was made (private
+            # attributes: textual is pinned)
+            self._repaint_once_more = True
+            self._repaint_required = False
+            self._dirty_widgets.clear()
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def _screen_resized(self, size: Size) -> None:
+        # (private: textual is pinned) The terminal tells its size a few times as the app starts,
+        # and Textual lays the screen out again each time, drawing its scrollbars again: frames
+        # that change nothing, unless the size did.
+        if size == self._drawn_at:
+            return
+        self._drawn_at = size
+        super()._screen_resized(size)
 
     def on_screen_suspend(self) -> None:
         collecting.release()
@@ -291,16 +331,22 @@ class ReviewScreen(Screen[None]):
             return
         self.app.call_from_thread(self._loaded, sides, diff, review, None)
 
-    @work(thread=True, group="check")
+    @work(thread=True, group="check", exit_on_error=False)
     def _check(self, checked: Future[bool]) -> None:
         """Read the diff again when the one opened from its files' counts turned out not to be
         the one git read (a file changed within a tick of the clock, say)."""
         try:
-            if checked.result():
-                return
+            same = checked.result()
         except ReviewError:
-            pass  # the reading again says what went wrong
-        self.app.call_from_thread(self.load)
+            same = False  # the reading again says what went wrong
+        self.app.call_from_thread(self._checked, same)
+
+    @_while_shown
+    def _checked(self, same: bool) -> None:
+        if same:
+            self.view.look_ahead()  # now also into the files git had not read before
+        else:
+            self.load()
 
     @work(thread=True, exclusive=True, group="review")
     def load_review(self) -> None:

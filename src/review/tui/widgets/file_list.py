@@ -10,7 +10,7 @@ from rich.style import Style
 from rich.text import Text, TextType
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import Tree
@@ -79,6 +79,8 @@ class FileList(Tree[int]):
         self._file_nodes: dict[int, TreeNode[int]] = {}
         self._style = Style()
         """The list's style in the frame being drawn (see `render_lines`)."""
+        self._drawn_size = Size(0, 0)
+        """Its size when it was drawn last: its first resize comes after its first frame."""
 
     def show(self, diff: Diff, viewed: AbstractSet[str]) -> None:
         """List the files of `diff`, keeping folded folders folded."""
@@ -123,7 +125,8 @@ class FileList(Tree[int]):
         # first frame, would lay out and draw the list a second time.
         event.prevent_default()
         self._line_cache.grow(event.size.height)  # (private to Tree: textual is pinned)
-        self.refresh()
+        if self.size != self._drawn_size:
+            self.refresh()
 
     def show_changed(self, diff: Diff, viewed: AbstractSet[str]) -> bool:
         """Show `diff` in place of the listed one when it has the same files in the same order
@@ -201,6 +204,7 @@ class FileList(Tree[int]):
     def render_lines(self, crop: Region) -> list[Strip]:
         # the list's style, worked out from its ancestors, once a frame rather than once a line
         self._style = self.rich_style
+        self._drawn_size = self.size
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
