@@ -1,0 +1,387 @@
+"""A review opened again opens from its files' counts, remembered between runs: git reads the
+files on the first screen and the files not known, the others take their patches from the whole
+diff read behind the screen, and the whole diff is checked against what was counted. What was
+counted gives the diff a plain reading gives; counts that lie are found out; a cache that cannot
+be read or written, or too many files not known, open the diff plainly. git's records are read
+before git has written the patches (git held back by a clean filter to show it).
+
+The files of these tests were all written a moment ago, so they would be too recent to be
+remembered (`counted.RECENT_SECONDS`): the tests that remember them push that moment back."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import Repo
+from review.repo import git, scope
+from review.repo.diff import Diff, FileDiff, records
+from review.repo.scope import Scope
+from review.state import counted
+from review.state.opening import FirstDiff, file_time, read_apart
+
+SIXTY = 60
+COMMITTED = range(SIXTY // 2)
+"""The files changed by a commit on the agent's branch: their new side is a stored blob."""
+WORKING = range(SIXTY // 2, SIXTY)
+"""The files changed in the working tree alone."""
+
+
+def name(n: int) -> str:
+    return f"many/file_{n:02}.txt"
+
+
+def lines(n: int, what: str, count: int = 20) -> str:
+    return "".join(f"{what} {n} line {i}\n" for i in range(1, count + 1))
+
+
+@pytest.fixture
+def sixty(project: Repo) -> Repo:
+    """An agent's worktree whose diff has sixty files of 20 lines rewritten, more rows than the
+    first screen's: the first half committed on its branch, the other half in the working tree."""
+    for n in range(SIXTY):
+        project.write(name(n), lines(n, "old"))
+    project.commit("sixty files")
+    agent = project.worktree("agent", "agent/work")
+    for n in COMMITTED:
+        agent.write(name(n), lines(n, "committed"))
+    agent.commit("the first half")
+    for n in WORKING:
+        agent.write(name(n), lines(n, "working"))
+    return agent
+
+
+@pytest.fixture
+def remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files written by the test are old enough to be remembered."""
+    monkeypatch.setattr(counted, "RECENT_SECONDS", -3600.0)
+
+
+@dataclass
+class Opening:
+    """A review being opened (`read_apart`), with the diff it opens with."""
+
+    first: FirstDiff
+    diff: Diff
+    reading: list[threading.Thread]
+    """The thread reading it, while it runs."""
+
+    def shown(self) -> bool:
+        """Show the diff, as the screen does once it is drawn; whether the diff opened was git's,
+        once the counts of git's are remembered."""
+        self.first.shown.set()
+        same = self.first.checked.result(timeout=60)
+        for thread in self.reading:
+            thread.join(timeout=60)
+            assert not thread.is_alive()
+        return same
+
+    def counted(self) -> list[int]:
+        """The files opened from their counts whose patches were not taken yet."""
+        return [index for index, file in enumerate(self.diff.files) if file._later is not None]
+
+
+def opening(agent: Repo) -> Opening:
+    before = set(threading.enumerate())
+    first = read_apart(git.find_worktree(agent.root), Scope())
+    # (gone already when it failed at once)
+    reading = [thread for thread in threading.enumerate() if thread.name == "review-read" and thread not in before]
+    return Opening(first, first.reading.result(timeout=60), reading)
+
+
+def plainly(agent: Repo, opened: Opening) -> Diff:
+    """The diff as git reads it whole, counted nowhere."""
+    return scope.read(git.find_worktree(agent.root), opened.first.sides)
+
+
+def described(diff: Diff) -> list[tuple[object, ...]]:
+    return [(file.record, file.counts) for file in diff.files]
+
+
+def cache(agent: Repo) -> Path:
+    return counted.cache_file(git.find_worktree(agent.root))
+
+
+def lie(agent: Repo, path: str, added: int) -> None:
+    """Make the cache say `path` added `added` lines."""
+    data = json.loads(cache(agent).read_bytes())
+    (key,) = [key for key in data["files"] if key.split("\0")[1:-1] == [path]]
+    data["files"][key][0] = added
+    cache(agent).write_text(json.dumps(data))
+
+
+def test_a_review_opened_again_opens_from_its_counts_as_git_reads_it(sixty: Repo, remembered: None) -> None:
+    first = opening(sixty)
+    assert first.counted() == []  # nothing remembered yet: git read it all
+    assert first.shown() is True
+    assert len(json.loads(cache(sixty).read_bytes())["files"]) == SIXTY
+
+    again = opening(sixty)
+    # before any is touched, the files past the first screen wait for the whole diff
+    later = again.counted()
+    assert 0 not in later and SIXTY - 1 in later
+    assert len(later) > SIXTY // 2
+    assert again.shown() is True
+    plain = plainly(sixty, again)
+    assert described(again.diff) == described(plain)
+    for index in (later[0], later[-1], COMMITTED[-1]):
+        assert again.diff.files[index].hunks == plain.files[index].hunks
+        assert again.diff.files[index].patch == plain.files[index].patch
+    assert again.diff.files[-1].hunks[0].lines[-1].text == f"working {SIXTY - 1} line 20"
+
+
+def test_a_file_changed_since_it_was_counted_is_read_by_git_before_the_first_screen(
+    sixty: Repo, remembered: None
+) -> None:
+    assert opening(sixty).shown() is True
+    sixty.write(name(50), lines(50, "rewritten", count=21))
+    sixty.write(name(20), lines(20, "committed, then rewritten"))  # its new side is now the working tree
+
+    again = opening(sixty)
+    for changed in (name(50), name(20)):
+        file = again.diff.file(changed)
+        assert file is not None and file._later is None
+    # read before the screen was shown, as the others past the first screen are not
+    assert again.diff.files[49]._later is not None and again.diff.files[51]._later is not None
+    file = again.diff.file(name(50))
+    assert file is not None and (file.added, file.removed) == (21, 20)
+    assert file.hunks[0].lines[-1].text == "rewritten 50 line 21"
+    assert again.shown() is True
+    plain = plainly(sixty, again)
+    assert described(again.diff) == described(plain)
+    assert again.diff.files[20].hunks == plain.files[20].hunks
+
+
+def test_counts_that_lie_are_found_out_by_the_whole_diff(sixty: Repo, remembered: None) -> None:
+    assert opening(sixty).shown() is True
+    lie(sixty, name(40), added=999)
+
+    again = opening(sixty)
+    lying = again.diff.file(name(40))
+    assert lying is not None and lying._later is not None and lying.added == 999
+    assert again.shown() is False
+    # what is remembered now is git's
+    third = opening(sixty)
+    truth = third.diff.file(name(40))
+    assert truth is not None and truth.added == 20
+    assert third.shown() is True
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\x00\xff\xfe not json \x80",
+        b'{"schema": 1, "files": {',
+        b'{"schema": 99, "files": {}}',
+        b'{"schema": 1, "files": {"a key": [1, 2]}}',
+        b'{"schema": 1}',
+    ],
+    ids=["garbage", "cut short", "another schema", "too few counts", "no files"],
+)
+def test_a_cache_that_cannot_be_read_opens_the_diff_plainly(sixty: Repo, remembered: None, content: bytes) -> None:
+    assert opening(sixty).shown() is True
+    cache(sixty).write_bytes(content)
+
+    again = opening(sixty)
+    assert again.counted() == []
+    assert again.shown() is True
+    assert described(again.diff) == described(plainly(sixty, again))
+    # and it is written anew
+    assert len(json.loads(cache(sixty).read_bytes())["files"]) == SIXTY
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AttributeError,
+    reason="bug: counted.load calls data.get on whatever JSON the file holds, and catches only "
+    "OSError, ValueError, KeyError and TypeError: a cache of valid JSON that is not an object "
+    "raises AttributeError out of read_apart, which the screen does not catch",
+)
+@pytest.mark.parametrize("content", [b"null", b"[]", b"1"])
+def test_a_cache_of_json_that_is_not_an_object_opens_the_diff_plainly(
+    sixty: Repo, remembered: None, content: bytes
+) -> None:
+    assert opening(sixty).shown() is True
+    cache(sixty).write_bytes(content)
+
+    again = opening(sixty)
+    assert again.counted() == []
+    assert again.shown() is True
+
+
+def test_a_cache_folder_that_cannot_be_written_opens_the_diff_plainly(sixty: Repo, remembered: None) -> None:
+    folder = cache(sixty).parent.parent
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.write_text("a file where the cache's folder would be\n")
+    for _ in range(2):
+        opened = opening(sixty)
+        assert opened.counted() == []
+        assert opened.shown() is True
+        assert described(opened.diff) == described(plainly(sixty, opened))
+    assert folder.read_text() == "a file where the cache's folder would be\n"
+
+
+@pytest.mark.parametrize(("changed", "opened_counted"), [(2, True), (3, False)])
+def test_more_files_not_known_than_may_be_read_first_open_the_diff_plainly(
+    sixty: Repo, remembered: None, monkeypatch: pytest.MonkeyPatch, changed: int, opened_counted: bool
+) -> None:
+    monkeypatch.setattr(counted, "UNKNOWN_AT_MOST", 2)
+    assert opening(sixty).shown() is True
+    for n in range(40, 40 + changed):
+        sixty.write(name(n), lines(n, "rewritten"))
+
+    again = opening(sixty)
+    assert bool(again.counted()) is opened_counted
+    assert again.shown() is True
+    assert described(again.diff) == described(plainly(sixty, again))
+
+
+@pytest.fixture
+def kinds(sixty: Repo, project: Repo) -> Repo:
+    """`sixty` with renames (one on the first screen, one past it, one of a binary file unchanged),
+    a binary file changed and a file git does not track, past the first screen."""
+    for path in ("aa/first.txt", "zz/last.txt"):
+        project.write(path, lines(0, path, count=30))
+    project.write("pictures/logo.png", b"\x89PNG\r\n\x00\x01\x02 logo")
+    project.write("zz/image.bin", b"\x00\x01 an image")
+    project.commit("more kinds of files")
+    sixty.git("merge", "--quiet", "--no-edit", "main")
+    sixty.git("mv", "aa/first.txt", "aa/moved.txt")
+    sixty.git("mv", "zz/last.txt", "zz/moved.txt")
+    sixty.git("mv", "pictures/logo.png", "zz/logo.png")
+    sixty.write("aa/moved.txt", lines(0, "aa/first.txt", count=30) + "one line more\n")
+    sixty.write("zz/moved.txt", lines(0, "zz/last.txt", count=30) + "one line more\n")
+    sixty.commit("moved")
+    sixty.write("zz/image.bin", b"\x00\x02 another image, larger")
+    sixty.write("zz/untracked.txt", "a file git does not track\n")
+    return sixty
+
+
+def test_renames_binary_and_untracked_files_open_from_their_counts_as_git_reads_them(
+    kinds: Repo, remembered: None
+) -> None:
+    assert opening(kinds).shown() is True
+
+    again = opening(kinds)
+    diff = again.diff
+
+    def known(path: str) -> FileDiff:
+        file = diff.file(path)
+        assert file is not None
+        return file
+
+    for path in ("zz/moved.txt", "zz/logo.png", "zz/image.bin", "zz/untracked.txt"):
+        assert known(path)._later is not None, path
+    assert known("aa/moved.txt")._later is None
+    for path, old_path in (("aa/moved.txt", "aa/first.txt"), ("zz/moved.txt", "zz/last.txt")):
+        (_, _, _, _, status), paths = known(path).record
+        assert status.startswith("R") and paths == (old_path, path)
+    assert known("zz/logo.png").record[0][4] == "R100" and known("zz/logo.png").binary
+    image = known("zz/image.bin")
+    assert image.binary and image.new_size == len(b"\x00\x02 another image, larger")
+    assert again.shown() is True
+    plain = plainly(kinds, again)
+    assert described(diff) == described(plain)
+    by_path = {file.path: file for file in plain.files}
+    for path in ("zz/moved.txt", "zz/untracked.txt", "aa/moved.txt"):
+        assert known(path).hunks == by_path[path].hunks
+
+
+def test_a_working_tree_file_changed_just_before_the_reading_is_not_remembered(sixty: Repo) -> None:
+    worktree = git.find_worktree(sixty.root)
+    sides = scope.resolve(worktree, Scope())
+    plain = scope.read(worktree, sides)
+    working, committed = plain.file(name(WORKING[0])), plain.file(name(COMMITTED[0]))
+    assert working is not None and committed is not None
+    found = os.lstat(sixty.root / working.path)
+    changed = max(found.st_mtime, found.st_ctime)
+    assert counted.key(worktree, sides, working.record, changed + counted.RECENT_SECONDS / 2) is None
+    assert counted.key(worktree, sides, working.record, changed + counted.RECENT_SECONDS + 0.01) is not None
+    # a stored blob is known by its record alone, however new
+    assert counted.key(worktree, sides, committed.record, changed) is not None
+
+    # The files of the working tree changed as the reading starts (their times a moment on, lest
+    # the test's own pace make them old): they are not remembered, and git reads them the next
+    # time, where the committed ones past the first screen are counted.
+    soon = file_time() + 60
+    for n in WORKING:
+        os.utime(sixty.root / name(n), (soon, soon))
+    assert opening(sixty).shown() is True
+    assert len(json.loads(cache(sixty).read_bytes())["files"]) == len(COMMITTED)
+    again = opening(sixty)
+    later = again.counted()
+    assert later and set(later) <= set(COMMITTED)
+    assert again.shown() is True
+    assert described(again.diff) == described(plainly(sixty, again))
+
+
+def test_the_cache_is_kept_for_each_worktree_apart(sixty: Repo, project: Repo, remembered: None) -> None:
+    assert opening(sixty).shown() is True
+    assert cache(sixty) != cache(project)
+    assert not cache(project).exists()
+    assert cache(sixty).parent == Path(os.environ["XDG_CACHE_HOME"]) / "review" / "counts"
+
+
+HOLD = """
+import fcntl, sys
+with open(sys.argv[1]) as lock:
+    fcntl.flock(lock, fcntl.LOCK_SH)
+sys.stdout.buffer.write(sys.stdin.buffer.read())
+"""
+"""A clean filter that passes the file through once the test lets go of the lock."""
+
+GIVE_UP = 10.0
+"""Seconds after which git is let go of all the same, should the reading wait for it (the test
+then fails, rather than waiting for ever)."""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="bug: diff.records waits for a whole chunk past the records (_Reader.more asks "
+    "_Output.read for _CHUNK, 1 MiB, which waits for all of it or for git's end): on a diff of "
+    "less than 1 MiB, open_counted waits for git to write the whole diff before it reads the "
+    "first screen's files on their own",
+)
+def test_the_records_come_before_git_has_written_the_patches(project: Repo, tmp_path: Path) -> None:
+    # git held back at the last file's patch by a clean filter (as in
+    # tests/repo/test_diff_while_written.py); new files alone, or git would read the held one
+    # before writing the records, to look for a copy of it
+    hold = tmp_path / "hold.py"
+    hold.write_text(HOLD)
+    lock = tmp_path / "lock"
+    lock.touch()
+    project.git("config", "filter.hold.clean", f'"{sys.executable}" "{hold}" "{lock}"')
+    (project.root / ".git" / "info" / "attributes").write_text("zz-held.txt filter=hold\n")
+    for n in range(SIXTY):
+        project.write(name(n), lines(n, "new"))
+    project.write("zz-held.txt", "the last file, read through a filter\n")
+    worktree = git.find_worktree(project.root)
+    sides = scope.resolve(worktree, Scope())
+    released = threading.Event()
+    with open(lock, "w") as file:
+        fcntl.flock(file, fcntl.LOCK_EX)
+
+        def let_go() -> None:
+            released.set()
+            fcntl.flock(file, fcntl.LOCK_UN)
+
+        giving_up = threading.Timer(GIVE_UP, let_go)
+        giving_up.start()
+        try:
+            running = scope.start(worktree, sides)
+            found = records(running)
+            held_still = not released.is_set()
+            let_go()
+        finally:
+            giving_up.cancel()
+    assert [paths for _, paths in found] == [(name(n),) for n in range(SIXTY)] + [("zz-held.txt",)]
+    assert len(scope.read(worktree, sides, running=running).files) == SIXTY + 1
+    assert held_still, "the records were read once git had written the whole diff"
