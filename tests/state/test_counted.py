@@ -197,13 +197,6 @@ def test_a_cache_that_cannot_be_read_opens_the_diff_plainly(sixty: Repo, remembe
     assert len(json.loads(cache(sixty).read_bytes())["files"]) == SIXTY
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason="bug: counted.load calls data.get on whatever JSON the file holds, and catches only "
-    "OSError, ValueError, KeyError and TypeError: a cache of valid JSON that is not an object "
-    "raises AttributeError out of read_apart, which the screen does not catch",
-)
 @pytest.mark.parametrize("content", [b"null", b"[]", b"1"])
 def test_a_cache_of_json_that_is_not_an_object_opens_the_diff_plainly(
     sixty: Repo, remembered: None, content: bytes
@@ -342,14 +335,6 @@ GIVE_UP = 10.0
 then fails, rather than waiting for ever)."""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="bug: diff.records waits for a whole chunk past the records (_Reader.more asks "
-    "_Output.read for _CHUNK, 1 MiB, which waits for all of it or for git's end): on a diff of "
-    "less than 1 MiB, open_counted waits for git to write the whole diff before it reads the "
-    "first screen's files on their own",
-)
 def test_the_records_come_before_git_has_written_the_patches(project: Repo, tmp_path: Path) -> None:
     # git held back at the last file's patch by a clean filter (as in
     # tests/repo/test_diff_while_written.py); new files alone, or git would read the held one

@@ -513,7 +513,7 @@ def records(output: bytes | Running) -> list[Record]:
         BrokenDiff: the output does not have the expected shape.
         GitFailed: git, still running when given, ended with a failure.
     """
-    return _Reader(_Output(output, owned=False)).raw_records()
+    return _Reader(_Output(output, owned=False), eager=True).raw_records()
 
 
 def renames(output: bytes) -> dict[str, str]:
@@ -615,9 +615,9 @@ class _Output:
             PARSED_LINES, PARSED_FILES, lambda hunks: sum(1 + len(hunk.lines) for hunk in hunks)
         )
 
-    def read(self, start: int, end: int) -> bytes:
+    def read(self, start: int, end: int, *, some: bool = False) -> bytes:
         """The bytes from `start` to `end` (fewer at the end of the output), waiting for git to
-        write them while it runs.
+        write them while it runs; with `some`, only for the first of them.
 
         Raises:
             GitFailed: git, still running when the output was given, ended with a failure.
@@ -631,6 +631,8 @@ class _Output:
             if part:
                 parts.append(part)
                 start += len(part)
+                if some:
+                    break
             elif self._running is None or not self._running.written_past(start):
                 break
         return b"".join(parts)
@@ -668,8 +670,11 @@ class _Reader:
     each file's section of the patch. Only what is not yet read of a chunk and the section being
     read are held, never the whole output."""
 
-    def __init__(self, output: _Output) -> None:
+    def __init__(self, output: _Output, *, eager: bool = False) -> None:
+        """`eager`: a chunk read from git still running is what git has written so far, rather
+        than a whole chunk (which waits for git to write it)."""
         self.output = output
+        self.eager = eager
         self.data = bytearray()
         self.base = 0
         """Where `data` starts in the output."""
@@ -681,7 +686,7 @@ class _Reader:
     def more(self) -> bool:
         """Read the next chunk onto `data`; False at the end of the output."""
         end = self.base + len(self.data)
-        chunk = self.output.read(end, end + _CHUNK)
+        chunk = self.output.read(end, end + _CHUNK, some=self.eager)
         self.data += chunk
         return bool(chunk)
 

@@ -60,7 +60,7 @@ def load(worktree: Worktree) -> dict[str, Counts]:
     """The counts remembered for `worktree`'s files, by `key`."""
     try:
         data = json.loads(cache_file(worktree).read_bytes())
-        if data.get("schema") != _SCHEMA:
+        if not isinstance(data, dict) or data.get("schema") != _SCHEMA:
             return {}
         return {key: Counts(*fields) for key, fields in data["files"].items()}
     except (OSError, ValueError, KeyError, TypeError):
