@@ -102,7 +102,7 @@ def _open_review(argv: Sequence[str]) -> int:
     config = load_config()
     # A bad revision is one line here, before the screen is taken over; the diff is read, and
     # the comments found in it, while Textual is imported.
-    first = read_apart(worktree, chosen)
+    first = read_apart(worktree, chosen, from_counts=not config.split)
     from review.agents.viewer import shown_in_pane
     from review.tui.app import make_app
 

@@ -20,11 +20,12 @@ from rich.style import Style
 
 from conftest import Repo, settle
 from review.config import Config
-from review.repo import diff, git
+from review.repo import git
 from review.repo.scope import Scope
 from review.state import counted
 from review.state.opening import FirstDiff, read_apart
 from review.tui.app import make_app
+from review.tui.layout import Layout
 from review.tui.screens.review_screen import ReviewScreen
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.file_list import FileList
@@ -134,30 +135,11 @@ def held(lock: Path) -> Iterator[Callable[[], None]]:
             giving_up.cancel()
 
 
-@pytest.mark.parametrize(
-    "split",
-    [
-        False,
-        pytest.param(
-            True,
-            marks=pytest.mark.xfail(
-                strict=True,
-                raises=AssertionError,
-                reason="bug: in split view (and wrapped) DiffLayout._estimate measures every file from "
-                "its patch (line_kinds, _body_widths) as the layout is made, in on_mount: the UI thread "
-                "waits in FileDiff._settle for git to read the whole diff, before the screen is shown",
-            ),
-        ),
-    ],
-    ids=["unified", "split"],
-)
+@pytest.mark.parametrize("split", [False, True], ids=["unified", "split"])
 async def test_the_screen_goes_on_while_git_reads_the_rest_of_the_diff(
     project: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split: bool
 ) -> None:
     monkeypatch.setattr(counted, "RECENT_SECONDS", -3600.0)
-    # git's records are read a chunk at a time, and a chunk waits to be whole or for git's end
-    # (see tests/state/test_counted.py): small ones, for the records to come while git is held
-    monkeypatch.setattr(diff, "_CHUNK", 1024)
     hold = tmp_path / "hold.py"
     hold.write_text(HOLD)
     lock = tmp_path / "lock"
@@ -196,3 +178,8 @@ async def test_the_screen_goes_on_while_git_reads_the_rest_of_the_diff(
             await settle(pilot)
             assert first.checked.result() is True
             assert [line.text for line in last.hunks[0].lines] == ["the last file, read through a filter"]
+            # laid out again once git has read it: every file measured as the view shows it
+            rows = view.diff_layout
+            assert rows is not None
+            exact = Layout(rows.diff, split=split, width=rows.width, comments=rows.comments, measure=rows.measure)
+            assert rows.total == exact.total

@@ -45,9 +45,11 @@ def file_time() -> float:
     return time.time() if coarse is None else time.clock_gettime(coarse)
 
 
-def read_apart(worktree: Worktree, chosen: Scope) -> FirstDiff:
+def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -> FirstDiff:
     """Start reading the diff of `chosen` and its review, with its comments found in the diff, in
-    a thread of its own.
+    a thread of its own; `from_counts`: opened from its files' counts when it can be (see
+    `counted`; a split view measures every file from its patch, which opening from the counts
+    would only put off to a second frame).
 
     Raises:
         ReviewError: the scope cannot be resolved (a bad revision, say): said here, before any
@@ -64,7 +66,9 @@ def read_apart(worktree: Worktree, chosen: Scope) -> FirstDiff:
     def read() -> None:
         # whatever went wrong is raised where the results are taken
         try:
-            opened, running = counted.open_counted(worktree, sides, started)
+            opened, running = (
+                counted.open_counted(worktree, sides, started) if from_counts else (None, scope.start(worktree, sides))
+            )
             diff = scope.read(worktree, sides, running=running) if opened is None else opened.diff
         except Exception as error:
             for future in (reading, anchoring, checked):

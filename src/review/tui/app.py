@@ -229,7 +229,7 @@ class ReviewApp(App[None]):
     def _find_worktree(self, path: Path, replacing: ReviewScreen | None) -> None:
         try:
             worktree = git.find_worktree(path)
-            first = read_apart(worktree, Scope())
+            first = read_apart(worktree, Scope(), from_counts=not self.config.split)
             wait([first.anchoring], timeout=FIRST_SCREEN_WAIT)
         except ReviewError as error:
             self.call_from_thread(self._not_opened, str(error))

@@ -196,6 +196,10 @@ class Layout:
         boxes = above + sum(self.measure(comment) for comment in self.comments.get(file.path, ()))
         if not self.shows_body(index):
             return 3 + boxes
+        if not file.ready:
+            # measured as unified until git has read its patch (the view lays itself out again
+            # then): measuring it now would wait for git
+            return 2 + boxes + file.body_lines
         if self.wrap:
             text_width = self._text_width(4)
             return 2 + boxes + sum(max(1, math.ceil(n / text_width)) for n in _body_widths(file))

@@ -12,12 +12,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, Self, cast
 
-from textual import events, on, work
+from textual import events, messages, on, work
+from textual._time import get_time
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.geometry import Region, Size
+from textual.message import Message
 from textual.screen import Screen
 
 from review.errors import ReviewError
@@ -217,6 +219,8 @@ class ReviewScreen(Screen[None]):
         """The size the screen was laid out for last (see `_screen_resized`)."""
         self._repaint_once_more = True
         """False from the first resume until the repaint Textual asks for after it (`refresh`)."""
+        self._first_frame_at = float("-inf")
+        """When the first frame was drawn, on Textual's clock."""
         self._shown = threading.Event()
         """Set once the screen is first shown (see `FirstDiff.shown`)."""
 
@@ -291,8 +295,23 @@ class ReviewScreen(Screen[None]):
             self._repaint_once_more = True
             self._repaint_required = False
             self._dirty_widgets.clear()
+            self._first_frame_at = get_time()
             return self
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    async def _on_update(self, message: messages.Update) -> None:
+        self._drawn_already(message)
+
+    async def _on_layout(self, message: messages.Layout) -> None:
+        self._drawn_already(message)
+
+    def _drawn_already(self, message: Message) -> None:
+        """Leave out a widget's change asked for before the first frame drew the whole screen,
+        which showed it: handled after that frame, it would draw the screen a second time.
+        (Screen's handlers of these messages are private: textual is pinned.)"""
+        if message.time <= self._first_frame_at:
+            message.stop()
+            message.prevent_default()
 
     def _screen_resized(self, size: Size) -> None:
         # (private: textual is pinned) The terminal tells its size a few times as the app starts,
@@ -343,10 +362,12 @@ class ReviewScreen(Screen[None]):
 
     @_while_shown
     def _checked(self, same: bool) -> None:
-        if same:
-            self.view.look_ahead()  # now also into the files git had not read before
-        else:
+        if not same:
             self.load()
+        elif self.view.split or self.view.wrap:
+            self.view.relayout()  # the files git had not read were measured as unified
+        else:
+            self.view.look_ahead()  # now also into the files git had not read before
 
     @work(thread=True, exclusive=True, group="review")
     def load_review(self) -> None:
