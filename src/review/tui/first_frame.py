@@ -51,3 +51,22 @@ def show_scrollbars(widget: Widget, container: Size) -> None:
         widget.vertical_scrollbar.display = True
     if horizontal:
         widget.horizontal_scrollbar.display = True
+
+
+class LaidOnce:
+    """Whether a layout gives a scrolling widget the sizes it was last laid out with. Textual's
+    ScrollView takes every layout for a resize (it compares its virtual size with the size of
+    its content on the screen) and draws its scrollbars again: in the frames after the first,
+    which then change nothing."""
+
+    def __init__(self) -> None:
+        self._last: tuple[Size, Size, Size] | None = None
+
+    def again(self, size: Size, container: Size, virtual: Size) -> bool:
+        """Whether the widget's size, its container's and its virtual size (its own, not the one
+        the compositor gives) are those of the last layout; they are the last now."""
+        sizes = (size, container, virtual)
+        if self._last == sizes:
+            return True
+        self._last = sizes
+        return False

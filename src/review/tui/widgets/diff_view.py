@@ -37,7 +37,7 @@ from review.tui import collecting
 from review.tui.comment_box import CONSOLE, INDENT, BoxStyles, box_lines
 from review.tui.compact import WIDTH as COMPACT_BELOW
 from review.tui.diff_rows import HunkColours, Palette, RowContext, render_row
-from review.tui.first_frame import show_scrollbars, size_to_come
+from review.tui.first_frame import LaidOnce, show_scrollbars, size_to_come
 from review.tui.layout import Layout, Place, Row, RowKind, Selection, search_pattern
 
 # How long the view is still before it prepares the places the next keys lead to.
@@ -197,6 +197,7 @@ class DiffView(ScrollView, can_focus=True):
         self._colouring = False
         self._prefetch_timer: Timer | None = None
         self._ahead: list[int] = []
+        self._laid_out = LaidOnce()
         """The first rows of the screens to draw ahead (see `_prefetch`)."""
         self._palette: Palette | None = None
         self._matches: tuple[Layout, re.Pattern[str], list[int]] | None = None
@@ -711,6 +712,8 @@ class DiffView(ScrollView, can_focus=True):
         # built for the new size and the scrollbars measured on them now, so that the frame that
         # first shows the diff has its width, its scrollbars and every row right, with no second
         # frame to correct them (a Resize event comes only after that frame).
+        if self._laid_out.again(size, container_size, self.virtual_size):
+            return False
         changed = super()._size_updated(size, virtual_size, container_size, layout)
         if self.diff_layout is not None and changed:
             if self.wrap and self.diff_layout.width != self.scrollable_content_region.width:

@@ -18,7 +18,7 @@ from textual.widgets.tree import TreeNode
 
 from review.repo.diff import Diff, FileDiff, Status
 from review.repo.text import visible
-from review.tui.first_frame import show_scrollbars, size_to_come
+from review.tui.first_frame import LaidOnce, show_scrollbars, size_to_come
 
 _STATUS_COLOUR = {
     Status.ADDED: "green",
@@ -79,6 +79,7 @@ class FileList(Tree[int]):
         self._file_nodes: dict[int, TreeNode[int]] = {}
         self._style = Style()
         """The list's style in the frame being drawn (see `render_lines`)."""
+        self._laid_out = LaidOnce()
         self._drawn_size = Size(0, 0)
         """Its size when it was drawn last: its first resize comes after its first frame."""
 
@@ -118,6 +119,11 @@ class FileList(Tree[int]):
         # The labels made here are one line each: the tree's own processing copies every one
         # (25 ms for 650 files).
         return label if isinstance(label, Text) else super().process_label(label)
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        if self._laid_out.again(size, container_size, self.virtual_size):
+            return False
+        return super()._size_updated(size, virtual_size, container_size, layout)
 
     def on_resize(self, event: events.Resize) -> None:
         # Tree lays itself out again on every resize, but its lines do not depend on its size
@@ -232,7 +238,10 @@ class FileList(Tree[int]):
         # measure them took seconds. A file's label is fitted to its room when drawn, so its
         # width is counted here without drawing it.
         if node.data is None or self._diff is None:
-            return super().get_label_width(node)
+            # a folder: its icon and its name, as Tree draws it, without drawing it
+            icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) if node.allow_expand else ""
+            label = node.label
+            return cell_len(icon) + (label.cell_len if isinstance(label, Text) else cell_len(label))
         file = self._diff.files[node.data]
         counts = 4 if file.binary else len(f" +{file.added} −{file.removed}")
         return 2 + cell_len(visible(file.path.rsplit("/", 1)[-1])) + counts + 2 * (file.path in self._viewed)
