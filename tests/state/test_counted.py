@@ -60,8 +60,10 @@ def sixty(project: Repo) -> Repo:
 
 @pytest.fixture
 def remembered(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Files written by the test are old enough to be remembered."""
+    """Files written by the test are old enough to be remembered, and a diff of any size opens
+    from its counts."""
     monkeypatch.setattr(counted, "RECENT_SECONDS", -3600.0)
+    monkeypatch.setattr(counted, "WHOLE_AT_ONCE_BYTES", 0)
 
 
 @dataclass
@@ -135,6 +137,22 @@ def test_a_review_opened_again_opens_from_its_counts_as_git_reads_it(sixty: Repo
         assert again.diff.files[index].hunks == plain.files[index].hunks
         assert again.diff.files[index].patch == plain.files[index].patch
     assert again.diff.files[-1].hunks[0].lines[-1].text == f"working {SIXTY - 1} line 20"
+
+
+def test_a_small_diff_is_read_whole_before_the_first_screen_though_counted(
+    sixty: Repo, remembered: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = opening(sixty)
+    assert first.shown() is True  # and its counts remembered
+    patches = sum(f.patch_size for f in plainly(sixty, first).files)
+    monkeypatch.setattr(counted, "WHOLE_AT_ONCE_BYTES", patches + 1)
+    small = opening(sixty)
+    assert small.counted() == []
+    assert small.shown() is True
+    monkeypatch.setattr(counted, "WHOLE_AT_ONCE_BYTES", patches)
+    again = opening(sixty)
+    assert again.counted() != []
+    assert again.shown() is True
 
 
 def test_a_file_changed_since_it_was_counted_is_read_by_git_before_the_first_screen(
@@ -287,7 +305,10 @@ def test_renames_binary_and_untracked_files_open_from_their_counts_as_git_reads_
         assert known(path).hunks == by_path[path].hunks
 
 
-def test_a_working_tree_file_changed_just_before_the_reading_is_not_remembered(sixty: Repo) -> None:
+def test_a_working_tree_file_changed_just_before_the_reading_is_not_remembered(
+    sixty: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(counted, "WHOLE_AT_ONCE_BYTES", 0)
     worktree = git.find_worktree(sixty.root)
     sides = scope.resolve(worktree, Scope())
     plain = scope.read(worktree, sides)

@@ -46,6 +46,7 @@ def name(n: int) -> str:
 def forty(project: Repo, monkeypatch: pytest.MonkeyPatch) -> Repo:
     """An agent's worktree with forty files of 20 lines rewritten, old enough to be remembered."""
     monkeypatch.setattr(counted, "RECENT_SECONDS", -3600.0)
+    monkeypatch.setattr(counted, "WHOLE_AT_ONCE_BYTES", 0)
     for n in range(FILES):
         project.write(name(n), "".join(f"old {n} line {i}\n" for i in range(20)))
     project.commit("forty files")
@@ -140,6 +141,7 @@ async def test_the_screen_goes_on_while_git_reads_the_rest_of_the_diff(
     project: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split: bool
 ) -> None:
     monkeypatch.setattr(counted, "RECENT_SECONDS", -3600.0)
+    monkeypatch.setattr(counted, "WHOLE_AT_ONCE_BYTES", 0)
     hold = tmp_path / "hold.py"
     hold.write_text(HOLD)
     lock = tmp_path / "lock"

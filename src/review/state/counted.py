@@ -42,6 +42,9 @@ UNKNOWN_AT_MOST = 64
 read first."""
 RECENT_SECONDS = 2.0
 """A working tree file changed this shortly before the diff was read is not remembered."""
+WHOLE_AT_ONCE_BYTES = 4 << 20
+"""A diff whose remembered patches come to less is read whole before the first screen: git reads
+it in a few milliseconds, and reading the first screen's files on their own would add a git."""
 WAIT_FOR_SCREEN = 3.0
 """Seconds the whole diff waits for the first screen to be drawn before it is parsed (the parse
 would take the time the screen is drawn in)."""
@@ -125,7 +128,7 @@ def open_counted(worktree: Worktree, sides: Sides, read_at: float) -> tuple[Open
     """
     known = load(worktree)
     running = scope.start(worktree, sides)
-    if not known:
+    if sum(counts.patch_size for counts in known.values()) < WHOLE_AT_ONCE_BYTES:
         return None, running
     # git writes its raw records first, in milliseconds, where the patches of a huge diff take it
     # a second
