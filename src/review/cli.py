@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -95,18 +95,18 @@ def _open_review(argv: Sequence[str]) -> int:
 
     from review.config import load_config
     from review.repo import git
-    from review.state.opening import FIRST_SCREEN_WAIT, read_apart
+    from review.state.opening import read_apart
 
     worktree = git.find_worktree(args.path)
     chosen = Scope(staged=args.staged, base=args.base, range=args.range, since_review=args.since_review)
     config = load_config()
     # A bad revision is one line here, before the screen is taken over; the diff is read, and
-    # the comments found in it, while Textual is imported.
+    # the comments found in it, while Textual is imported and starts (the screen waits for them
+    # as it is mounted).
     first = read_apart(worktree, chosen, from_counts=not config.split)
     from review.agents.viewer import shown_in_pane
     from review.tui.app import make_app
 
-    wait([first.anchoring], timeout=FIRST_SCREEN_WAIT)  # the comments are found once the diff is read
     # In tmux, the pane is marked as this worktree's viewer: `review request --open` finds it.
     with shown_in_pane(worktree.root):
         make_app(worktree, chosen, config, first=first).run()

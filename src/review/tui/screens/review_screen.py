@@ -7,7 +7,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, Self, cast
@@ -32,7 +32,7 @@ from review.repo.text import visible
 from review.state import comments, notes, rounds
 from review.state.comments import Where
 from review.state.model import Comment, CommentStatus, Review, Round, Severity, Side, Verdict
-from review.state.opening import FirstDiff, file_time
+from review.state.opening import FIRST_SCREEN_WAIT, FirstDiff, file_time
 from review.state.store import FOLDER, Store
 from review.tui import collecting
 from review.tui.compact import REVIEW_KEYS
@@ -254,8 +254,10 @@ class ReviewScreen(Screen[None]):
         if first is not None:
             self._shown = first.shown
             self._check(first.checked)
+            # read while Textual started: waited for here, so that the whole screen is in the
+            # first frame; a reading that takes longer is shown when it comes
+            wait([first.anchoring], timeout=FIRST_SCREEN_WAIT)
         if first is not None and first.reading.done() and first.anchoring.done():
-            # read while Textual started: the whole screen is in the first frame
             self._first = None
             try:
                 self._loaded(*_read_first(first))
