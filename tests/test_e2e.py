@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -447,5 +448,64 @@ def test_approving_a_worktree_on_a_phone_sized_terminal(tmp_path: Path) -> None:
             time.sleep(0.1)
         assert any("approved" in row for row in rows), terminal.screen()
         terminal.keys("q")
+    finally:
+        terminal.close()
+
+
+def test_a_large_diff_opened_again_shows_what_git_reads_after_the_agent_wrote_more(tmp_path: Path) -> None:
+    # A diff of more than 4 MB of patches opens from its files' counts the second time
+    # (review.state.counted): the reviewer sees the same as git says, the file the agent wrote
+    # since included, and the files git read behind the first screen (the last one, by G).
+    repo = tmp_path / "repo"
+
+    def git(*args: str, cwd: Path = repo) -> str:
+        return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+    repo.mkdir()
+    git("init", "-q", "-b", "main")
+    names = [f"src/part_{n:02}.py" for n in range(24)]
+    for n, name in enumerate(names):
+        (repo / name).parent.mkdir(exist_ok=True)
+        (repo / name).write_text(
+            "".join(f"value_{n}_{i} = compute_{i}(old_input_{i})  # before\n" for i in range(2500))
+        )
+    git("add", "-A")
+    git("commit", "-qm", "the parts")
+    agent = tmp_path / "agent"
+    git("worktree", "add", "-q", "-b", "agent/work", str(agent))
+    for n, name in enumerate(names):
+        (agent / name).write_text(
+            "".join(f"value_{n}_{i} = compute_{i}(new_input_{i})  # after\n" for i in range(2500))
+        )
+    time.sleep(2.1)  # files written this shortly before a reading are not remembered
+    counts = Path(os.environ["XDG_CACHE_HOME"]) / "review" / "counts"
+    terminal = Terminal(tmp_path, width=120, height=36)
+    try:
+        open_review(terminal, str(agent))
+        terminal.wait_for("24 files")
+        deadline = time.monotonic() + 30
+        while not any(counts.glob("*.json")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert any(counts.glob("*.json"))
+        terminal.keys("q")
+        terminal.wait_until_gone("24 files")
+
+        # the agent goes on, in a file past the first screen
+        with open(agent / names[20], "a") as file:
+            file.write("".join(f"extra_{i} = {i}\n" for i in range(7)))
+        added, removed = (
+            int(n) for n in re.findall(r"(\d+) (?:insertion|deletion)", git("diff", "--shortstat", "main", cwd=agent))
+        )
+        open_review(terminal, str(agent))
+        screen = terminal.wait_for(f"+{added:,} −{removed:,}".replace(",", ""))
+        assert "Traceback" not in screen
+        terminal.keys("G")
+        terminal.wait_for("2500 + value_23_2499 = compute_2499(new_input_2499)  # after")
+        terminal.keys("/")
+        terminal.wait_for("search (enter: find")
+        terminal.literal("extra_6 = 6")
+        terminal.keys("Enter")
+        screen = terminal.wait_for("match 1/1")
+        assert "+ extra_6 = 6" in screen
     finally:
         terminal.close()
