@@ -343,6 +343,10 @@ def main() -> None:
             pages = (diff.added + diff.removed + 6 * len(diff.files)) // rows_per_page + 1
             samples = page_all(program, pages)
             print("  resident memory paging through: " + ", ".join(f"{mb:.0f}" for mb in samples) + " MB")
+            # bounded caches fill in the first pass: the second shows whether anything else grows
+            program.press(b"g")
+            samples = page_all(program, pages)
+            print("  and through it again:           " + ", ".join(f"{mb:.0f}" for mb in samples) + " MB")
             print(f"  peak memory: {program.memory_mb():.0f} MB")
         program.stop()
 
