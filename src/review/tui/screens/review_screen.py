@@ -6,7 +6,7 @@ import functools
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, wait
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +21,7 @@ from textual.css.query import NoMatches
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.screen import Screen
+from textual.widget import Widget
 
 from review.errors import ReviewError
 from review.repo import scope
@@ -297,9 +298,21 @@ class ReviewScreen(Screen[None]):
             self._repaint_once_more = True
             self._repaint_required = False
             self._dirty_widgets.clear()
+            for widget in self._laid_out_widgets():
+                # set as the screen was made and laid out, to be sent once each widget is idle
+                widget._repaint_required = widget._layout_required = False
             self._first_frame_at = get_time()
             return self
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def _laid_out_widgets(self) -> Iterator[Widget]:
+        """The screen's widgets, their scrollbars included (which are no children of theirs)."""
+        for widget in self.walk_children(Widget, with_self=False):
+            yield widget
+            for part in ("_vertical_scrollbar", "_horizontal_scrollbar", "_scrollbar_corner"):
+                bar = getattr(widget, part, None)
+                if bar is not None:
+                    yield bar
 
     async def _on_update(self, message: messages.Update) -> None:
         self._drawn_already(message)
