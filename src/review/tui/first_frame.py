@@ -1,17 +1,32 @@
-"""The size and scrollbars a widget will have in the screen's first frame, worked out before it.
+"""A screen's first frame whole, and its only one until something changes.
 
 Textual's compositor places a widget's scrollbars before it tells the widget its size. A widget
 whose content is only measured then (the diff, the file list) would ask for its scrollbars in the
 next frame, which moves its rows and narrows its lines a moment after the first frame showed
-them. Working out its size beforehand, as the compositor will, lets its first frame be its last.
+them. Working out its size beforehand, as the compositor will, lets its first frame be its last
+(`size_to_come`, `show_scrollbars`).
+
+After its first frame, Textual draws a screen again several times in the next 100 ms, though
+nothing changed: for the repaint it asks for after the first layout, for each time the terminal
+tells its size, for the layouts and repaints the widgets asked for as they were made, and for the
+scrollbars of every scrolling widget at each layout (`FirstFrameOnly`, `LaidOnce`). (This reaches
+into Textual's private parts: textual is pinned.)
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
+from typing import Self, TypeVar
 
-from textual.geometry import Size
+from textual import events, messages
+from textual._time import get_time
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.screen import Screen
 from textual.widget import Widget
+
+Result = TypeVar("Result")
 
 
 def size_to_come(widget: Widget) -> Size:
@@ -56,8 +71,7 @@ def show_scrollbars(widget: Widget, container: Size) -> None:
 class LaidOnce:
     """Whether a layout gives a scrolling widget the sizes it was last laid out with. Textual's
     ScrollView takes every layout for a resize (it compares its virtual size with the size of
-    its content on the screen) and draws its scrollbars again: in the frames after the first,
-    which then change nothing."""
+    its content on the screen) and draws its scrollbars again."""
 
     def __init__(self) -> None:
         self._last: tuple[Size, Size, Size] | None = None
@@ -70,3 +84,72 @@ class LaidOnce:
             return True
         self._last = sizes
         return False
+
+
+class FirstFrameOnly(Screen[Result]):
+    """A screen drawn once as it is first shown, not again until something changes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._shown_once = False
+        self._drawn_at: Size | None = None
+        """The size the screen was laid out for last (see `_screen_resized`)."""
+        self._repaint_once_more = True
+        """False from the first resume until the repaint Textual asks for after it (`refresh`)."""
+        self._first_frame_at = float("-inf")
+        """When the first frame was drawn, on Textual's clock."""
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        # (handled before Screen's own handler, which lays the screen out and draws it)
+        if self._shown_once:
+            return
+        self._shown_once = True
+        # Its styles were worked out as it mounted, a moment ago: working them out again for
+        # every part of a screen (some forty kinds of row in the diff) would hold back the first
+        # frame by about 20 ms. Later resumes do it, as the theme may have changed meanwhile.
+        event.refresh_styles = False
+        self._drawn_at = self.app.size
+        self._repaint_once_more = False
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        if not self._repaint_once_more and not (regions or layout or recompose):
+            # Asked for as the first resume is handled, once the screen was laid out and drawn
+            # whole: so were the parts asked for before, as the screen was made.
+            self._repaint_once_more = True
+            self._repaint_required = False
+            self._dirty_widgets.clear()
+            for widget in self._laid_out_widgets():
+                # set as the screen was made and laid out, to be sent once each widget is idle
+                widget._repaint_required = widget._layout_required = False
+            self._first_frame_at = get_time()
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def _laid_out_widgets(self) -> Iterator[Widget]:
+        """The screen's widgets, their scrollbars included (which are no children of theirs)."""
+        for widget in self.walk_children(Widget, with_self=False):
+            yield widget
+            for part in ("_vertical_scrollbar", "_horizontal_scrollbar", "_scrollbar_corner"):
+                bar = getattr(widget, part, None)
+                if bar is not None:
+                    yield bar
+
+    async def _on_update(self, message: messages.Update) -> None:
+        self._drawn_already(message)
+
+    async def _on_layout(self, message: messages.Layout) -> None:
+        self._drawn_already(message)
+
+    def _drawn_already(self, message: Message) -> None:
+        """Leave out a widget's change asked for before the first frame drew the whole screen,
+        which showed it (Screen's own handler then does not run)."""
+        if message.time <= self._first_frame_at:
+            message.stop()
+            message.prevent_default()
+
+    def _screen_resized(self, size: Size) -> None:
+        # the terminal tells its size a few times as the app starts: a layout only when it changed
+        if size == self._drawn_at:
+            return
+        self._drawn_at = size
+        super()._screen_resized(size)

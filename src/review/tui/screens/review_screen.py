@@ -6,22 +6,17 @@ import functools
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future, wait
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Concatenate, ParamSpec, Self, cast
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, cast
 
-from textual import events, messages, on, work
-from textual._time import get_time
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
-from textual.geometry import Region, Size
-from textual.message import Message
-from textual.screen import Screen
-from textual.widget import Widget
 
 from review.errors import ReviewError
 from review.repo import scope
@@ -37,6 +32,7 @@ from review.state.opening import FIRST_SCREEN_WAIT, FirstDiff, file_time
 from review.state.store import FOLDER, Store
 from review.tui import collecting
 from review.tui.compact import REVIEW_KEYS
+from review.tui.first_frame import FirstFrameOnly
 from review.tui.saving import RETRY_SECONDS, Change, Saving
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.file_list import FileList
@@ -129,7 +125,7 @@ def _while_shown(
     return shown
 
 
-class ReviewScreen(Screen[None]):
+class ReviewScreen(FirstFrameOnly[None]):
     """Read one worktree's diff."""
 
     AUTO_FOCUS = "DiffView"
@@ -216,12 +212,6 @@ class ReviewScreen(Screen[None]):
         """The diff's split and wrap as the reviewer had them on a wide screen, while compact."""
         self._resumed = False
         """Whether the screen has been shown once (see `on_screen_resume`)."""
-        self._drawn_at: Size | None = None
-        """The size the screen was laid out for last (see `_screen_resized`)."""
-        self._repaint_once_more = True
-        """False from the first resume until the repaint Textual asks for after it (`refresh`)."""
-        self._first_frame_at = float("-inf")
-        """When the first frame was drawn, on Textual's clock."""
         self._shown = threading.Event()
         """Set once the screen is first shown (see `FirstDiff.shown`)."""
 
@@ -275,67 +265,12 @@ class ReviewScreen(Screen[None]):
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         collecting.hold_back()  # the diff collects when the reviewer pauses
-        # Its styles were worked out as it mounted, a moment ago: working them out again for
-        # every part of the diff's view (some forty kinds of row) would hold back the first
-        # frame by about 20 ms. Later resumes do it, as the theme may have changed meanwhile.
         if not self._resumed:
             self._resumed = True
-            event.refresh_styles = False
-            # Textual lays the screen out and draws it as this resume is handled, then asks for
-            # it all to be drawn again: a second frame of the same screen, left out (`refresh`).
-            self._drawn_at = self.app.size
-            self._repaint_once_more = False
             # The rest of a diff opened from its counts is read once the first frame is drawn
             # and Textual has drawn it again (it does, for its resizes, in the next 100 ms): the
             # reading would take turns with those frames and hold them back.
             self.set_timer(READ_REST_AFTER, self._shown.set)
-
-    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
-        if not self._repaint_once_more and not (regions or layout or recompose):
-            # asked for as the first resume is handled, once the screen was laid out and drawn
-            # whole: so were the parts asked for before, as the screen was made (private
-            # attributes: textual is pinned)
-            self._repaint_once_more = True
-            self._repaint_required = False
-            self._dirty_widgets.clear()
-            for widget in self._laid_out_widgets():
-                # set as the screen was made and laid out, to be sent once each widget is idle
-                widget._repaint_required = widget._layout_required = False
-            self._first_frame_at = get_time()
-            return self
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
-
-    def _laid_out_widgets(self) -> Iterator[Widget]:
-        """The screen's widgets, their scrollbars included (which are no children of theirs)."""
-        for widget in self.walk_children(Widget, with_self=False):
-            yield widget
-            for part in ("_vertical_scrollbar", "_horizontal_scrollbar", "_scrollbar_corner"):
-                bar = getattr(widget, part, None)
-                if bar is not None:
-                    yield bar
-
-    async def _on_update(self, message: messages.Update) -> None:
-        self._drawn_already(message)
-
-    async def _on_layout(self, message: messages.Layout) -> None:
-        self._drawn_already(message)
-
-    def _drawn_already(self, message: Message) -> None:
-        """Leave out a widget's change asked for before the first frame drew the whole screen,
-        which showed it: handled after that frame, it would draw the screen a second time.
-        (Screen's handlers of these messages are private: textual is pinned.)"""
-        if message.time <= self._first_frame_at:
-            message.stop()
-            message.prevent_default()
-
-    def _screen_resized(self, size: Size) -> None:
-        # (private: textual is pinned) The terminal tells its size a few times as the app starts,
-        # and Textual lays the screen out again each time, drawing its scrollbars again: frames
-        # that change nothing, unless the size did.
-        if size == self._drawn_at:
-            return
-        self._drawn_at = size
-        super()._screen_resized(size)
 
     def on_screen_suspend(self) -> None:
         collecting.release()
