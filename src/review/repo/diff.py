@@ -21,7 +21,7 @@ import re
 import weakref
 from collections.abc import Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from functools import cached_property
 from typing import BinaryIO, TypedDict
@@ -127,6 +127,9 @@ class Counts:
     patch_size: int
     old_size: int | None
     new_size: int | None
+
+
+_COUNTS = tuple(f.name for f in fields(Counts))
 
 
 @dataclass(eq=False)
@@ -260,20 +263,7 @@ class FileDiff:
     def counted(cls, record: Record, counts: Counts, later: Future[Mapping[str, FileDiff]]) -> FileDiff:
         """The file of a raw record whose diff was counted before (see `Counts`): what the
         layout and the file list need is known at once, its patch once `later` has the diff."""
-        return cls(
-            **_entry(record),
-            added=counts.added,
-            removed=counts.removed,
-            binary=counts.binary,
-            body_lines=counts.body_lines,
-            fingerprint=counts.fingerprint,
-            patch_size=counts.patch_size,
-            old_size=counts.old_size,
-            new_size=counts.new_size,
-            _output=_NOTHING,
-            _spans=(),
-            _later=later,
-        )
+        return cls(**_entry(record), **asdict(counts), _output=_NOTHING, _spans=(), _later=later)
 
     @property
     def record(self) -> Record:
@@ -284,16 +274,7 @@ class FileDiff:
 
     @property
     def counts(self) -> Counts:
-        return Counts(
-            self.added,
-            self.removed,
-            self.binary,
-            self.body_lines,
-            self.fingerprint,
-            self.patch_size,
-            self.old_size,
-            self.new_size,
-        )
+        return Counts(**{name: getattr(self, name) for name in _COUNTS})
 
     @property
     def ready(self) -> bool:
