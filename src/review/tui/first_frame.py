@@ -109,7 +109,9 @@ class FirstFrameOnly(Screen[Result]):
         # frame by about 20 ms. Later resumes do it, as the theme may have changed meanwhile.
         event.refresh_styles = False
         self._drawn_at = self.app.size
-        self._repaint_once_more = False
+        # the repaint is left out only when Textual lays the screen out, and so draws it whole,
+        # as this resume is handled: when its size is not the screen's yet
+        self._repaint_once_more = self.outer_size == self.app.size
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
         if not self._repaint_once_more and not (regions or layout or recompose):
