@@ -87,12 +87,20 @@ class Terminal:
 
     def first_with(self, text: str, timeout: float = 30.0) -> str:
         """The first screen, with its colours (`capture-pane -e`), that shows `text`: what a
-        person sees at the moment it appears."""
+        person sees at the moment it appears. tmux reads a program's output a few kilobytes at
+        a time, and a capture between two reads shows part of a frame: the frame is taken once
+        tmux has read it whole (two captures 20 ms apart alike), a moment no person sees apart."""
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
             screen = self.tmux("capture-pane", "-e", "-p", "-t", "main")
             if text in _SGR_ONLY.sub("", screen):
+                for _ in range(5):
+                    time.sleep(0.02)
+                    again = self.tmux("capture-pane", "-e", "-p", "-t", "main")
+                    if again == screen:
+                        break
+                    screen = again
                 return screen
             time.sleep(0.005)
         raise AssertionError(f"{text!r} did not appear; the screen:\n{screen}")
