@@ -8,23 +8,18 @@ changed since. It is a cache: a file that cannot be read or written is left alon
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 from pathlib import Path
 
-from review.errors import CannotWrite
 from review.repo.merge import Merge
-from review.state.files import replace_atomically
+from review.state.files import user_cache_file, write_cache
 
 _SCHEMA = 1
 
 
 def cache_file(common_dir: Path) -> Path:
     """Where the merges of the repository whose git folder is `common_dir` are remembered."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    name = hashlib.sha256(os.fsencode(common_dir)).hexdigest()[:24]
-    return Path(base) / "review" / "merges" / f"{name}.json"
+    return user_cache_file("merges", common_dir)
 
 
 def load(path: Path) -> dict[tuple[str, str], Merge]:
@@ -45,8 +40,4 @@ def load(path: Path) -> dict[tuple[str, str], Merge]:
 def save(path: Path, merges: dict[tuple[str, str], Merge]) -> None:
     """Remember these merges (those git could merge) in `path`, in place of what it held."""
     kept = {f"{m.ours} {m.theirs}": [m.clean, m.conflict_files] for m in merges.values() if m.tree is not None}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        replace_atomically(path, json.dumps({"schema": _SCHEMA, "merges": kept}).encode())
-    except (OSError, CannotWrite):
-        pass  # a cache that cannot be written costs time, nothing else
+    write_cache(path, json.dumps({"schema": _SCHEMA, "merges": kept}).encode())

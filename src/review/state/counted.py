@@ -17,7 +17,6 @@ left alone.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -26,12 +25,11 @@ from concurrent.futures import Future
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
-from review.errors import CannotWrite
 from review.repo import scope
 from review.repo.diff import SUBMODULE_MODE, Counts, Diff, FileDiff, Record, records
 from review.repo.git import Running, Worktree
 from review.repo.scope import Sides
-from review.state.files import replace_atomically
+from review.state.files import user_cache_file, write_cache
 
 _SCHEMA = 1
 
@@ -54,9 +52,7 @@ _ZEROS = frozenset("0")
 
 def cache_file(worktree: Worktree) -> Path:
     """Where the counts of `worktree`'s files are remembered."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    name = hashlib.sha256(os.fsencode(worktree.root)).hexdigest()[:24]
-    return Path(base) / "review" / "counts" / f"{name}.json"
+    return user_cache_file("counts", worktree.root)
 
 
 def load(worktree: Worktree) -> dict[str, Counts]:
@@ -78,12 +74,7 @@ def remember(worktree: Worktree, sides: Sides, diff: Diff, read_at: float) -> No
         found = key(worktree, sides, file.record, read_at)
         if found is not None:
             known[found] = astuple(file.counts)
-    path = cache_file(worktree)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        replace_atomically(path, json.dumps({"schema": _SCHEMA, "files": known}).encode())
-    except (OSError, CannotWrite):
-        pass  # a cache that cannot be written costs time, nothing else
+    write_cache(cache_file(worktree), json.dumps({"schema": _SCHEMA, "files": known}).encode())
 
 
 def key(worktree: Worktree, sides: Sides, record: Record, read_at: float) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import os
 import re
 import secrets
@@ -134,6 +135,29 @@ def locked(path: Path, timeout: float) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def user_cache_file(kind: str, of: Path) -> Path:
+    """Where review keeps its cache of `kind` for the folder `of`: in the user's cache folder
+    (`$XDG_CACHE_HOME`, by default `~/.cache`), a file named by a hash of the folder's path."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    name = hashlib.sha256(os.fsencode(of)).hexdigest()[:24]
+    return Path(base) / "review" / kind / f"{name}.json"
+
+
+def write_cache(path: Path, data: bytes) -> None:
+    """Write a cache file, unless it holds `data` already; one that cannot be written is left
+    alone (a cache that is not kept costs time, nothing else)."""
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_atomically(path, data)
+    except (OSError, CannotWrite):
+        pass
 
 
 def replace_atomically(target: Path, data: bytes) -> None:
