@@ -215,6 +215,14 @@ class Layout:
 
     # -- rows ----------------------------------------------------------------------------------
 
+    def ready_rows(self, start: int, count: int) -> Iterator[Row]:
+        """The rows from `start` on, at most `count`, up to the first of a file whose patch git
+        has not read yet (building it would wait for git)."""
+        for index in range(start, min(start + count, self.total)):
+            if not self.diff.files[self.file_of(index)].ready:
+                return
+            yield self.row(index)
+
     def row(self, index: int) -> Row:
         """The row at `index`, building its file's rows if needed."""
         file = self.file_of(index)

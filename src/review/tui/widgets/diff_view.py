@@ -197,8 +197,8 @@ class DiffView(ScrollView, can_focus=True):
         self._colouring = False
         self._prefetch_timer: Timer | None = None
         self._ahead: list[int] = []
-        self._laid_out = LaidOnce()
         """The first rows of the screens to draw ahead (see `_prefetch`)."""
+        self._laid_out = LaidOnce()
         self._palette: Palette | None = None
         self._matches: tuple[Layout, re.Pattern[str], list[int]] | None = None
         """The rows the search matches, for the layout and search they were found in."""
@@ -668,15 +668,11 @@ class DiffView(ScrollView, can_focus=True):
                 comments.append(starts[-1])
         # Where the keys onward, the top and the bottom and the comments lead are drawn too (the
         # next comment is mostly far away), and the file list where it will follow the cursor to.
-        # a file git has not read yet is left for the jump to it: it would wait for git here
-        files = rows.diff.files
-        self._ahead = [start for start in onward + comments if files[rows.file_of(start)].ready]
+        # A file git has not read yet is left for the jump to it (`ready_rows`).
+        self._ahead = onward + comments
         self.post_message(self.LookingAhead([rows.file_of(start) for start in comments]))
         for start in starts:
-            for index in range(start, min(start + height, rows.total)):
-                if not files[rows.file_of(index)].ready:
-                    break
-                row = rows.row(index)
+            for row in rows.ready_rows(start, height):
                 if row.kind is RowKind.LINE:
                     self._colour_ahead(row.file, row.hunk, row.line)
                 elif row.kind is RowKind.PAIR:
@@ -694,10 +690,7 @@ class DiffView(ScrollView, can_focus=True):
             return
         start = self._ahead.pop(0)
         width = self.scrollable_content_region.width
-        for index in range(start, min(start + self.scrollable_content_region.height, rows.total)):
-            if not rows.diff.files[rows.file_of(index)].ready:
-                break
-            row = rows.row(index)
+        for row in rows.ready_rows(start, self.scrollable_content_region.height):
             if row.kind is not RowKind.COMMENT:
                 self._row_strip(row, width)
         if self._ahead:
