@@ -112,6 +112,10 @@ class FirstFrameOnly(Screen[Result]):
         # the repaint is left out only when Textual lays the screen out, and so draws it whole,
         # as this resume is handled: when its size is not the screen's yet
         self._repaint_once_more = self.outer_size == self.app.size
+        self.first_shown()
+
+    def first_shown(self) -> None:
+        """Called as the screen is first shown, before its first frame is drawn."""
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
         if not self._repaint_once_more and not (regions or layout or recompose):

@@ -210,8 +210,6 @@ class ReviewScreen(FirstFrameOnly[None]):
         """The id of the agent's note under the cursor ("" when none), for `check_action`."""
         self._wide: tuple[bool, bool] | None = None
         """The diff's split and wrap as the reviewer had them on a wide screen, while compact."""
-        self._resumed = False
-        """Whether the screen has been shown once (see `on_screen_resume`)."""
         self._shown = threading.Event()
         """Set once the screen is first shown (see `FirstDiff.shown`)."""
 
@@ -265,12 +263,11 @@ class ReviewScreen(FirstFrameOnly[None]):
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         collecting.hold_back()  # the diff collects when the reviewer pauses
-        if not self._resumed:
-            self._resumed = True
-            # The rest of a diff opened from its counts is read once the first frame is drawn
-            # and Textual has drawn it again (it does, for its resizes, in the next 100 ms): the
-            # reading would take turns with those frames and hold them back.
-            self.set_timer(READ_REST_AFTER, self._shown.set)
+
+    def first_shown(self) -> None:
+        # The rest of a diff opened from its counts is read a moment after the first frame: the
+        # reading would take turns with drawing it (and with Textual's work just after it).
+        self.set_timer(READ_REST_AFTER, self._shown.set)
 
     def on_screen_suspend(self) -> None:
         collecting.release()
