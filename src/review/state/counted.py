@@ -126,14 +126,14 @@ def open_counted(worktree: Worktree, sides: Sides, read_at: float) -> tuple[Open
     found = records(running)
     keys = [key(worktree, sides, record, read_at) for record in found]
     counts = [known.get(k) if k is not None else None for k in keys]
+    if sum(c is None for c in counts) > UNKNOWN_AT_MOST:
+        return None, running
     wanted: set[str] = set()
     rows = 0
     for record, counted in zip(found, counts, strict=True):
         if counted is None or rows < FIRST_ROWS:
             wanted.update(record[1])
         rows += 3 + (counted.body_lines if counted is not None else FIRST_ROWS)
-    if sum(c is None for c in counts) > UNKNOWN_AT_MOST:
-        return None, running
     read = {f.path: f for f in scope.read(worktree, sides, paths=sorted(wanted)).files} if wanted else {}
     later: Future[Mapping[str, FileDiff]] = Future()
     files = []
