@@ -8,31 +8,21 @@ git cannot (in the middle of a section, with a failure after a broken output).""
 
 from __future__ import annotations
 
-import fcntl
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
 from concurrent.futures import Future
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from test_diff_memory import deleted_files_in, described
 
 from conftest import Repo
+from held_git import held, hold_git_at
 from review.errors import BrokenDiff, GitFailed
 from review.repo import diff, git, scope
 from review.repo.diff import Diff, parse
 from review.repo.scope import Scope, Sides
-
-HOLD = """
-import fcntl, sys
-with open(sys.argv[1]) as lock:
-    fcntl.flock(lock, fcntl.LOCK_SH)
-sys.stdout.buffer.write(sys.stdin.buffer.read())
-"""
-"""A clean filter that passes the file through once the test lets go of the lock."""
 
 WRITER = """
 import fcntl, sys
@@ -49,14 +39,6 @@ sys.exit(int(status))
 """
 """A writer standing in for git: the first part, the rest once the test lets go of the lock, then
 an error line and an exit status."""
-
-
-@contextmanager
-def held(lock: Path) -> Iterator[Callable[[], None]]:
-    """The lock held by the test until the function given is called (or the block ends)."""
-    with open(lock, "w") as file:
-        fcntl.flock(file, fcntl.LOCK_EX)
-        yield lambda: fcntl.flock(file, fcntl.LOCK_UN)
 
 
 def parsing(output: git.Running) -> tuple[threading.Thread, Future[Diff]]:
@@ -94,22 +76,17 @@ def new_files(project: Repo, last: str) -> None:
     project.write(last, "the last file\n")
 
 
-def held_git(project: Repo, lock: Path) -> None:
-    """git held back by a filter at the last file of the diff, until the lock is let go of."""
-    hold = project.root.parent / "hold.py"
-    hold.write_text(HOLD)
-    project.git("config", "filter.hold.clean", f'"{sys.executable}" "{hold}" "{lock}"')
-    (project.root / ".git" / "info" / "attributes").write_text("zz-held.dat filter=hold\n")
+def held_git(project: Repo, tmp_path: Path) -> Path:
+    """git held back by a filter at the last file of the diff, until the lock returned is let go
+    of."""
+    lock = hold_git_at(project, "zz-held.dat", tmp_path)
     new_files(project, "zz-held.dat")
+    return lock
 
 
 def sides_of(project: Repo) -> tuple[git.Worktree, Sides]:
     worktree = git.find_worktree(project.root)
     return worktree, scope.resolve(worktree, Scope())
-
-
-def start(worktree: git.Worktree, sides: Sides) -> git.Running:
-    return git.start_diff(worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked)
 
 
 @pytest.mark.parametrize("in_memory", [True, False])
@@ -118,16 +95,15 @@ def test_a_diff_parsed_while_git_writes_it_is_the_diff_parsed_after(
 ) -> None:
     if not in_memory:
         monkeypatch.setattr(diff, "IN_MEMORY_BYTES", 0)
-    lock = tmp_path / "lock"
-    held_git(project, lock)
+    lock = held_git(project, tmp_path)
     worktree, sides = sides_of(project)
-    with held(lock) as let_go:
-        running = start(worktree, sides)
+    with held(lock) as holding:
+        running = scope.start(worktree, sides)
         assert running.written_past(0)
         thread, result = parsing(running)
         until_waiting_for_git(thread, result)
         index_copies = [path.name for path in temporary.iterdir()]
-        let_go()
+        holding.let_go()
         read = result.result()
     whole = parse(git.diff_output(worktree, sides.old, sides.new, untracked=sides.untracked))
     assert index_copies and all(name.startswith("review-index-") for name in index_copies)
@@ -147,7 +123,7 @@ def test_git_failing_midway_is_git_s_error_and_leaves_nothing_open(
     (project.root / ".git" / "info" / "attributes").write_text("zz-broken.dat filter=broken\n")
     new_files(project, "zz-broken.dat")
     worktree, sides = sides_of(project)
-    running = start(worktree, sides)
+    running = scope.start(worktree, sides)
     assert running.written_past(0)  # the first files, before git fails
     with pytest.raises(GitFailed, match=r"^zz-broken\.dat: clean filter 'broken' failed"):
         parse(running)
@@ -156,11 +132,10 @@ def test_git_failing_midway_is_git_s_error_and_leaves_nothing_open(
 
 
 def test_git_stopped_while_it_writes_leaves_nothing_open(project: Repo, tmp_path: Path, temporary: Path) -> None:
-    lock = tmp_path / "lock"
-    held_git(project, lock)
+    lock = held_git(project, tmp_path)
     worktree, sides = sides_of(project)
     with held(lock):
-        running = start(worktree, sides)
+        running = scope.start(worktree, sides)
         assert running.written_past(0)
         running.stop()
         assert list(temporary.iterdir()) == []
@@ -187,12 +162,12 @@ def written_in_two(tmp_path: Path, output: bytes, cut: int, status: int = 0, err
 
 def parsed_in_two(tmp_path: Path, output: bytes, cut: int, status: int = 0, error: str = "") -> Future[Diff]:
     """`parse` of `output` as `written_in_two` writes it, the parse waiting at the cut."""
-    with held(tmp_path / "lock") as let_go:
+    with held(tmp_path / "lock") as holding:
         running = written_in_two(tmp_path, output, cut, status, error)
         assert running.written_past(cut - 1)
         thread, result = parsing(running)
         until_waiting_for_git(thread, result)
-        let_go()
+        holding.let_go()
         thread.join()
     return result
 

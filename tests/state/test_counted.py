@@ -10,10 +10,8 @@ remembered (`counted.RECENT_SECONDS`): the tests that remember them push that mo
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Repo
+from held_git import held, hold_git_at
 from review.repo import git, scope
 from review.repo.diff import Diff, FileDiff, records
 from review.repo.scope import Scope
@@ -343,51 +342,20 @@ def test_the_cache_is_kept_for_each_worktree_apart(sixty: Repo, project: Repo, r
     assert cache(sixty).parent == Path(os.environ["XDG_CACHE_HOME"]) / "review" / "counts"
 
 
-HOLD = """
-import fcntl, sys
-with open(sys.argv[1]) as lock:
-    fcntl.flock(lock, fcntl.LOCK_SH)
-sys.stdout.buffer.write(sys.stdin.buffer.read())
-"""
-"""A clean filter that passes the file through once the test lets go of the lock."""
-
-GIVE_UP = 10.0
-"""Seconds after which git is let go of all the same, should the reading wait for it (the test
-then fails, rather than waiting for ever)."""
-
-
 def test_the_records_come_before_git_has_written_the_patches(project: Repo, tmp_path: Path) -> None:
-    # git held back at the last file's patch by a clean filter (as in
-    # tests/repo/test_diff_while_written.py); new files alone, or git would read the held one
+    # git held back at the last file's patch; new files alone, or git would read the held one
     # before writing the records, to look for a copy of it
-    hold = tmp_path / "hold.py"
-    hold.write_text(HOLD)
-    lock = tmp_path / "lock"
-    lock.touch()
-    project.git("config", "filter.hold.clean", f'"{sys.executable}" "{hold}" "{lock}"')
-    (project.root / ".git" / "info" / "attributes").write_text("zz-held.txt filter=hold\n")
+    lock = hold_git_at(project, "zz-held.txt", tmp_path)
     for n in range(SIXTY):
         project.write(name(n), lines(n, "new"))
     project.write("zz-held.txt", "the last file, read through a filter\n")
     worktree = git.find_worktree(project.root)
     sides = scope.resolve(worktree, Scope())
-    released = threading.Event()
-    with open(lock, "w") as file:
-        fcntl.flock(file, fcntl.LOCK_EX)
-
-        def let_go() -> None:
-            released.set()
-            fcntl.flock(file, fcntl.LOCK_UN)
-
-        giving_up = threading.Timer(GIVE_UP, let_go)
-        giving_up.start()
-        try:
-            running = scope.start(worktree, sides)
-            found = records(running)
-            held_still = not released.is_set()
-            let_go()
-        finally:
-            giving_up.cancel()
+    with held(lock) as holding:
+        running = scope.start(worktree, sides)
+        found = records(running)
+        held_still = not holding.let_go_of.is_set()
+        holding.let_go()
     assert [paths for _, paths in found] == [(name(n),) for n in range(SIXTY)] + [("zz-held.txt",)]
     assert len(scope.read(worktree, sides, running=running).files) == SIXTY + 1
     assert held_still, "the records were read once git had written the whole diff"

@@ -3,22 +3,19 @@ answers, before git has read the whole diff; and when the whole diff is not what
 screen reads the diff again and shows git's counts.
 
 git is held back at the diff's last file by a clean filter that waits for a lock the test holds
-(as in tests/repo/test_diff_while_written.py)."""
+(`held_git`)."""
 
 from __future__ import annotations
 
-import fcntl
 import json
-import sys
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from rich.style import Style
 
 from conftest import Repo, settle
+from held_git import held, hold_git_at
 from review.config import Config
 from review.repo import git
 from review.repo.scope import Scope
@@ -107,33 +104,8 @@ async def test_counts_that_lie_are_put_right_by_reading_the_diff_again(forty: Re
         assert label.startswith(f"M {name(LIAR)}") and label.endswith("+20 −20")
 
 
-HOLD = """
-import fcntl, sys
-with open(sys.argv[1]) as lock:
-    fcntl.flock(lock, fcntl.LOCK_SH)
-sys.stdout.buffer.write(sys.stdin.buffer.read())
-"""
-"""A clean filter that passes the file through once the test lets go of the lock."""
-
 HELD = "zz-held.txt"
-"""The diff's last file, past the first screen's rows, which git reads through `HOLD`."""
-
-GIVE_UP = 10.0
-"""Seconds after which git is let go of all the same, should the screen wait for it (the test
-then fails, rather than waiting for ever)."""
-
-
-@contextmanager
-def held(lock: Path) -> Iterator[Callable[[], None]]:
-    """git held back at `HELD` until the function given is called (or `GIVE_UP` has passed)."""
-    with open(lock, "w") as file:
-        fcntl.flock(file, fcntl.LOCK_EX)
-        giving_up = threading.Timer(GIVE_UP, fcntl.flock, (file, fcntl.LOCK_UN))
-        giving_up.start()
-        try:
-            yield lambda: fcntl.flock(file, fcntl.LOCK_UN)
-        finally:
-            giving_up.cancel()
+"""The diff's last file, past the first screen's rows, which git reads through a held filter."""
 
 
 @pytest.mark.parametrize("split", [False, True], ids=["unified", "split"])
@@ -142,12 +114,7 @@ async def test_the_screen_goes_on_while_git_reads_the_rest_of_the_diff(
 ) -> None:
     monkeypatch.setattr(counted, "RECENT_SECONDS", -3600.0)
     monkeypatch.setattr(counted, "WHOLE_AT_ONCE_BYTES", 0)
-    hold = tmp_path / "hold.py"
-    hold.write_text(HOLD)
-    lock = tmp_path / "lock"
-    lock.touch()
-    project.git("config", "filter.hold.clean", f'"{sys.executable}" "{hold}" "{lock}"')
-    (project.root / ".git" / "info" / "attributes").write_text(f"{HELD} filter=hold\n")
+    lock = hold_git_at(project, HELD, tmp_path)
     # New files alone: with a file changed, git would read the held one's content before writing
     # the records, to look for a copy of it.
     agent = project.worktree("agent", "agent/work")
@@ -155,7 +122,7 @@ async def test_the_screen_goes_on_while_git_reads_the_rest_of_the_diff(
         agent.write(name(n), "".join(f"new {n} line {i}\n" for i in range(20)))
     agent.write(HELD, "the last file, read through a filter\n")
     remembered(agent)
-    with held(lock) as let_go:
+    with held(lock) as holding:
         first = opened(agent)
         last = first.reading.result().files[-1]
         later = last._later
@@ -172,7 +139,7 @@ async def test_the_screen_goes_on_while_git_reads_the_rest_of_the_diff(
             # all without waiting for git, which is still held back
             assert not later.done()
             assert not first.checked.done()
-            let_go()
+            holding.let_go()
             for _ in range(500):
                 if first.checked.done():
                     break
