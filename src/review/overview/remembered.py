@@ -26,14 +26,14 @@ def load(path: Path) -> dict[tuple[str, str], Merge]:
     """The merges remembered in `path`, without their trees (`Merge.tree` is "")."""
     try:
         data = json.loads(path.read_bytes())
-        if data.get("schema") != _SCHEMA:
+        if not isinstance(data, dict) or data.get("schema") != _SCHEMA:
             return {}
         found = {}
         for key, (clean, files) in data["merges"].items():
             ours, theirs = key.split(" ")
             found[(ours, theirs)] = Merge(ours, theirs, clean=bool(clean), tree="", conflict_files=list(files))
         return found
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # AttributeError: "merges" not an object
         return {}
 
 
