@@ -271,9 +271,10 @@ def test_the_demo_opens_the_overview_and_says_where_its_worktrees_are(terminal: 
     screen = terminal.wait_for("Waiting on you")  # the overview is open
     assert "4 worktrees" in screen
     terminal.keys("q")
-    screen = terminal.wait_for("Open the overview with:")
+    terminal.wait_for("Open the overview with:")
+    # (the paths are long: the shell wraps them at the terminal's edge, and prints them in turn)
     for name in ("tally-currency", "tally-csv-export", "tally-cleanup"):
-        assert str(folder / name) in screen
+        terminal.wait_for(str(folder / name), joined=True)
 
 
 # The overview

@@ -53,8 +53,9 @@ class Terminal:
     def literal(self, text: str) -> None:
         self.tmux("send-keys", "-t", "main", "-l", text)
 
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", "main")
+    def screen(self, joined: bool = False) -> str:
+        """The screen's text; `joined`, with the lines a shell wrapped at its edge made one again."""
+        return self.tmux("capture-pane", "-p", *(["-J"] if joined else []), "-t", "main")
 
     def backgrounds(self) -> list[list[str | None]]:
         """Each row's background colour cell by cell, as the terminal shows it (`capture-pane
@@ -74,12 +75,12 @@ class Terminal:
     def title(self) -> str:
         return self.tmux("display-message", "-p", "-t", "main", "#{pane_title}").strip()
 
-    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+    def wait_for(self, text: str, timeout: float = 30.0, joined: bool = False) -> str:
         """The screen once `text` is on it; fails with the screen when it does not appear."""
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
-            screen = self.screen()
+            screen = self.screen(joined)
             if text in screen:
                 return screen
             time.sleep(0.05)
