@@ -33,7 +33,7 @@ async def test_a_diff_read_while_the_app_started_is_on_the_screen_as_it_mounts(a
         assert isinstance(screen, ReviewScreen)
         assert screen.diff is not None and len(screen.diff.files) == 5
         assert not [worker for worker in screen.workers if worker.group == "load"]
-        assert screen.files.cursor_node is not None and screen.files.cursor_node.data == 0
+        assert screen.files.cursor_file == 0
         header = screen.query_one(ReviewHeader).text
         assert "5 files" in header and f"+{screen.diff.added}" in header
         view = screen.query_one(DiffView)

@@ -655,7 +655,7 @@ class DiffView(ScrollView, can_focus=True):
         # files go to the top of the screen, a comment only into sight)
         starts = [top + height, max(0, top - height), 0, max(0, rows.total - height)]
         onward = [top + height, 0, max(0, rows.total - height)]
-        comments = []
+        comments, commented = [], []
         for forward in (True, False):
             for jump in (rows.next_hunk(self.cursor, forward), rows.next_file(self.cursor, forward)):
                 if jump is not None:
@@ -666,11 +666,13 @@ class DiffView(ScrollView, can_focus=True):
             if comment is not None:
                 starts.append(self._top_after(comment))
                 comments.append(starts[-1])
+                commented.append(rows.file_of(comment))
         # Where the keys onward, the top and the bottom and the comments lead are drawn too (the
         # next comment is mostly far away), and the file list where it will follow the cursor to.
         # A file git has not read yet is left for the jump to it (`ready_rows`).
         self._ahead = onward + comments
-        self.post_message(self.LookingAhead([rows.file_of(start) for start in comments]))
+        # (the file list follows the file the cursor lands in, not the one atop the screen)
+        self.post_message(self.LookingAhead(commented))
         for start in starts:
             for row in rows.ready_rows(start, height):
                 if row.kind is RowKind.LINE:

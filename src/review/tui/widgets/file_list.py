@@ -1,20 +1,26 @@
-"""The changed files as a folder tree: status letter, name, counts and a mark once viewed."""
+"""The changed files as a folder tree: status letter, name, counts and a mark once viewed.
+
+The list is drawn a line at a time (a line-API ScrollView), from a flat list of its rows: listing
+10,000 files builds 10,000 small records and draws only the rows on screen, where a tree of
+widgets' nodes took a tenth of a second to build and measured every label again at each change.
+"""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from rich.cells import cell_len
+from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text, TextType
+from rich.text import Text
 from textual import events
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.message import Message
+from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Tree
-from textual.widgets.tree import TreeNode
 
 from review.repo.diff import Diff, FileDiff, Status
 from review.repo.text import visible
@@ -30,6 +36,9 @@ _STATUS_COLOUR = {
     Status.UNMERGED: "red",
 }
 
+_FOLDED, _UNFOLDED = "▶ ", "▼ "
+_BRANCH, _LAST, _ALONG, _PAST = "├ ", "└ ", "│ ", "  "
+
 
 @dataclass
 class _Folder:
@@ -43,19 +52,67 @@ class _Folder:
         return entry
 
 
-class FileList(Tree[int]):
-    """Select a file to show it in the diff view; folders fold."""
+@dataclass(slots=True)
+class _Entry:
+    """A folder or a file of the tree, in the order the list shows them, folded or not."""
+
+    name: str
+    """A file's name, or a folder's (a chain of folders that hold one folder each: `src/review/`)."""
+    file: int
+    """The file's index in the diff; -1 for a folder."""
+    folder: str
+    """A folder's path from the top, which keeps it folded while the diff is read again."""
+    guides: str
+    """The tree's lines before the name: one pair of cells for each folder it is in but the top."""
+    end: int
+    """The index of the entry after a folder's last file (after the file itself, for a file)."""
+
+
+class FileList(ScrollView, can_focus=True):
+    """Move to a file and press enter to show it in the diff view; folders fold."""
 
     BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="files_down"),
-        Binding("k", "cursor_up", "Up", show=False, id="files_up"),
+        Binding("j,down", "cursor_down", "Down", show=False, id="files_down"),
+        Binding("k,up", "cursor_up", "Up", show=False, id="files_up"),
+        Binding("enter", "choose", "Show file / fold folder", show=False, id="files_choose"),
+        Binding("space", "fold", "Fold / unfold folder", show=False, id="files_fold"),
+        Binding("left", "fold_in", "Fold, or go to folder", show=False, id="files_fold_in"),
+        Binding("right", "unfold", "Unfold folder", show=False, id="files_unfold"),
+        Binding("home", "first", "First", show=False, id="files_first"),
+        Binding("end", "last", "Last", show=False, id="files_last"),
+        Binding("pageup", "page_up", "Page up", show=False, id="files_page_up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="files_page_down"),
     ]
+
+    COMPONENT_CLASSES = {"file-list--guides", "file-list--cursor", "file-list--hover"}
 
     DEFAULT_CSS = """
     FileList {
         background: $surface;
+        color: $foreground;
         padding: 0 1 0 0;
         overflow-x: hidden;
+        & > .file-list--guides { color: $surface-lighten-2; }
+        & > .file-list--cursor {
+            text-style: $block-cursor-blurred-text-style;
+            background: $block-cursor-blurred-background;
+        }
+        & > .file-list--hover { background: $block-hover-background; }
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .file-list--cursor {
+                color: $block-cursor-foreground;
+                background: $block-cursor-background;
+                text-style: $block-cursor-text-style;
+            }
+            & > .file-list--guides { color: $surface-lighten-3; }
+        }
+        &:light > .file-list--guides { color: $surface-darken-1; }
+    }
+    FileList:ansi {
+        color: ansi_default;
+        & > .file-list--guides { color: $ansi-background; }
+        &:nocolor > .file-list--cursor { text-style: reverse; }
     }
     """
 
@@ -66,30 +123,30 @@ class FileList(Tree[int]):
             super().__init__()
             self.file = file
 
-    _adding = False
-    """Nodes are being added in bulk (see `_invalidate`)."""
-
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("files", id=id)
-        self.show_root = False
-        self.guide_depth = 2
+        super().__init__(id=id)
         self._diff: Diff | None = None
         self._viewed: set[str] = set()
         """The paths marked viewed."""
-        self._file_nodes: dict[int, TreeNode[int]] = {}
-        self._style = Style()
-        """The list's style in the frame being drawn (see `render_lines`)."""
+        self._entries: list[_Entry] = []
+        self._entry_of_file: list[int] = []
+        self._folded: set[str] = set()
+        """The folded folders, by path."""
+        self._rows: list[int] = []
+        """The entries shown, in order: those in folded folders are left out."""
+        self._cursor = 0
+        """The entry under the cursor."""
+        self._hover = -1
+        """The row under the mouse."""
+        self._strips: LRUCache[tuple[object, ...], tuple[Strip, int, int]] = LRUCache(1024)
         self._laid_out = LaidOnce()
-        self._drawn_size = Size(0, 0)
-        """Its size when it was drawn last: its first resize comes after its first frame."""
+
+    # -- what it lists ---------------------------------------------------------------------------
 
     def show(self, diff: Diff, viewed: AbstractSet[str]) -> None:
         """List the files of `diff`, keeping folded folders folded."""
-        folded = {str(node.label) for node in self._all_nodes() if node.allow_expand and not node.is_expanded}
         self._diff = diff
         self._viewed = set(viewed)
-        self.clear()
-        self._file_nodes = {}
         tree = _Folder()
         for index, file in enumerate(diff.files):
             *folders, name = file.path.split("/")
@@ -97,67 +154,23 @@ class FileList(Tree[int]):
             for part in folders:
                 folder = folder.folder(part)
             folder.entries[name] = index
-        # Each node added would clear the tree's caches again: once is enough for all of them.
-        self._adding = True
-        try:
-            self._add(self.root, tree, folded, viewed)
-        finally:
-            self._adding = False
-        self._invalidate()
-        self.root.expand()
-        if not self.container_size:
-            # its lines are laid out now, to be measured: its scrollbar comes in the first frame
-            self._tree_lines  # noqa: B018 (a private property: textual is pinned)
-            show_scrollbars(self, size_to_come(self))
+        self._entries = []
+        self._entry_of_file = [0] * len(diff.files)
+        self._add(tree, "", "", top=True)
+        self._cursor = min(self._cursor, max(0, len(self._entries) - 1))
+        self._strips.clear()
+        self._list_rows()
 
-    def _invalidate(self) -> None:
-        # (a private method of Tree: textual is pinned)
-        if not self._adding:
-            super()._invalidate()
-
-    def process_label(self, label: TextType) -> Text:
-        # The labels made here are one line each: the tree's own processing copies every one
-        # (25 ms for 650 files).
-        return label if isinstance(label, Text) else super().process_label(label)
-
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
-        if self._laid_out.again(size, container_size, self.virtual_size):
-            return False
-        return super()._size_updated(size, virtual_size, container_size, layout)
-
-    def on_resize(self, event: events.Resize) -> None:
-        # Tree lays itself out again on every resize, but its lines do not depend on its size
-        # (each drawn line is kept by width): the first resize, which comes just after the
-        # first frame, would lay out and draw the list a second time.
-        event.prevent_default()
-        self._line_cache.grow(event.size.height)  # (private to Tree: textual is pinned)
-        if self.size != self._drawn_size:
-            self.refresh()
-
-    def show_changed(self, diff: Diff, viewed: AbstractSet[str]) -> bool:
-        """Show `diff` in place of the listed one when it has the same files in the same order
-        (some read again): only their rows are drawn again, since building the tree anew takes
-        long on a large diff. False, doing nothing, when the files are not the same."""
-        listed = self._diff
-        if listed is None or [f.path for f in listed.files] != [f.path for f in diff.files]:
-            return False
-        was_viewed, self._viewed = self._viewed, set(viewed)
-        self._diff = diff
-        for index, (before, after) in enumerate(zip(listed.files, diff.files, strict=True)):
-            node = self._file_nodes.get(index)
-            if node is not None and (before is not after or (after.path in viewed) != (after.path in was_viewed)):
-                node.set_label(_label(after, after.path in viewed))
-        return True
-
-    def _add(self, parent: TreeNode[int], folder: _Folder, folded: set[str], viewed: AbstractSet[str]) -> None:
+    def _add(self, folder: _Folder, path: str, guides: str, *, top: bool) -> None:
         # entries keep the diff's order, so the list reads top to bottom as the diff does
+        entries = self._entries
+        last_name = next(reversed(folder.entries), None)
         for name, entry in folder.entries.items():
+            last = name == last_name
+            own = "" if top else guides + (_LAST if last else _BRANCH)
             if isinstance(entry, int):
-                file = diff.files[entry] if (diff := self._diff) else None
-                assert file is not None
-                # the label drawn is made by render_label, fitted to its room; this one is kept
-                # cheap, as a tree of 10,000 files makes one for each
-                self._file_nodes[entry] = parent.add_leaf(Text(visible(name)), data=entry)
+                self._entry_of_file[entry] = len(entries)
+                entries.append(_Entry(visible(name), entry, "", own, len(entries) + 1))
                 continue
             # a chain of folders holding one folder each reads as one path: src/review/tui/
             while len(entry.entries) == 1:
@@ -165,107 +178,240 @@ class FileList(Tree[int]):
                 if not isinstance(only, _Folder):
                     break
                 name, entry = name + inner, only
-            label = visible(name)
-            node = parent.add(Text(label), expand=label not in folded)
-            self._add(node, entry, folded, viewed)
+            at = len(entries)
+            entries.append(_Entry(visible(name), -1, path + name, own, 0))
+            self._add(entry, path + name, "" if top else guides + (_PAST if last else _ALONG), top=False)
+            entries[at].end = len(entries)
 
-    def _all_nodes(self) -> list[TreeNode[int]]:
-        found: list[TreeNode[int]] = []
-        stack = list(self.root.children)
-        while stack:
-            node = stack.pop()
-            found.append(node)
-            stack.extend(node.children)
-        return found
+    def _list_rows(self) -> None:
+        """List the entries shown, and size the list to them; a cursor in a folded folder goes to
+        the row above it."""
+        rows: list[int] = []
+        index, entries, folded = 0, self._entries, self._folded
+        while index < len(entries):
+            rows.append(index)
+            entry = entries[index]
+            index = entry.end if entry.file < 0 and entry.folder in folded else index + 1
+        self._rows = rows
+        row = self._row_of(self._cursor)
+        if rows and (row == len(rows) or rows[row] != self._cursor):
+            self._cursor = rows[max(0, row - 1)]
+        self._sync_size()
+        self.refresh()
+
+    def _row_of(self, entry: int) -> int:
+        """The row an entry is on; for one not shown, the row after it."""
+        return bisect_left(self._rows, entry)
+
+    def show_changed(self, diff: Diff, viewed: AbstractSet[str]) -> bool:
+        """Show `diff` in place of the listed one when it has the same files in the same order
+        (some read again): only their rows are drawn again. False, doing nothing, when the files
+        are not the same."""
+        listed = self._diff
+        if listed is None or [f.path for f in listed.files] != [f.path for f in diff.files]:
+            return False
+        self._diff = diff
+        self._viewed = set(viewed)
+        self._strips.clear()  # a row's strip is kept by the file it shows, which may be new
+        self.refresh()
+        return True
 
     def mark_viewed(self, viewed: AbstractSet[str]) -> None:
-        """Redraw each file's label with its viewed mark."""
-        if self._diff is None:
-            return
-        changed = self._viewed ^ set(viewed)
+        """Draw each file's row with its viewed mark."""
         self._viewed = set(viewed)
-        for index, node in self._file_nodes.items():
-            path = self._diff.files[index].path
-            if path in changed:
-                node.set_label(Text(visible(path.rsplit("/", 1)[-1])))  # drawn again by render_label
+        self.refresh()
+
+    @property
+    def cursor_file(self) -> int | None:
+        """The file under the cursor; None on a folder or in an empty list."""
+        if not self._entries:
+            return None
+        file = self._entries[self._cursor].file
+        return file if file >= 0 else None
 
     def select_file(self, file: int) -> None:
-        """Move the list's cursor to `file` without choosing it."""
-        node = self._file_nodes.get(file)
-        if node is None:
+        """Move the list's cursor to `file` without choosing it, unfolding its folders."""
+        if not 0 <= file < len(self._entry_of_file):
             return
-        parent = node.parent
-        while parent is not None:
-            # expanding an expanded folder still makes the tree lay itself out again
-            if not parent.is_expanded:
-                parent.expand()
-            parent = parent.parent
-        if node.line < 0:
-            # The tree lays its nodes out when it next draws; done now, the cursor is drawn on
-            # the file in this frame, not the next (a private property: textual is pinned).
-            self._tree_lines  # noqa: B018
-        if self.cursor_node is not node:
-            self.move_cursor(node, animate=False)
+        entry = self._entry_of_file[file]
+        if self._folded:
+            around = {e.folder for e in self._entries[:entry] if e.file < 0 and e.end > entry}
+            if around & self._folded:
+                self._folded -= around
+                self._list_rows()
+        self._move_to(entry)
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        # the list's style, worked out from its ancestors, once a frame rather than once a line
-        self._style = self.rich_style
-        self._drawn_size = self.size
-        return super().render_lines(crop)
+    def _move_to(self, entry: int) -> None:
+        if entry != self._cursor:
+            self._cursor = entry
+            self.refresh()
+        self._scroll_to_row(self._row_of(entry))
+
+    def _scroll_to_row(self, row: int) -> None:
+        """Scroll as far as it takes to bring `row` into sight."""
+        top = self._top_for(row)
+        if top != self.scroll_offset.y:
+            self.scroll_to(y=top, animate=False, immediate=True)
+
+    def _top_for(self, row: int) -> int:
+        top, height = self.scroll_offset.y, self.scrollable_content_region.height or size_to_come(self).height
+        if row < top:
+            return row
+        if height and row >= top + height:
+            return row - height + 1
+        return top
+
+    # -- size ------------------------------------------------------------------------------------
+
+    def _sync_size(self) -> None:
+        """Make the scrollable size the rows'; before the list is first laid out, with the
+        scrollbars it will have (see `review.tui.first_frame`)."""
+        container = self.container_size or size_to_come(self)
+        size = Size(container.width, len(self._rows))
+        if self.container_size:
+            self.virtual_size = size
+        else:
+            self.set_reactive(FileList.virtual_size, size)
+            show_scrollbars(self, container)
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        if self._laid_out.again(size, container_size, self.virtual_size):
+            return False
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
+    def on_resize(self, event: events.Resize) -> None:
+        # the rows are as wide as the list: it is as wide as its room (rows are kept by width)
+        if self.virtual_size.width != self.container_size.width:
+            self.set_reactive(FileList.virtual_size, Size(self.container_size.width, len(self._rows)))
+
+    # -- drawing ---------------------------------------------------------------------------------
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()
 
     def render_line(self, y: int) -> Strip:
-        # as Tree draws a line, with the style of this frame (private: textual is pinned)
-        left, top = self.scroll_offset
-        return self._render_line(y + top, left, left + self.size.width, self._style)
+        width = self.scrollable_content_region.width
+        row = self.scroll_offset.y + y
+        if row >= len(self._rows):
+            return Strip.blank(width, self.rich_style)
+        index = self._rows[row]
+        strip, start, end = self._strip(index, width)
+        if index == self._cursor:
+            # as a tree draws its cursor: over the name and counts, not the lines before them
+            cursor = self.get_component_rich_style("file-list--cursor", partial=False)
+            label = Strip(Segment.apply_style(strip.crop(start, end), post_style=cursor), end - start)
+            strip = Strip.join([strip.crop(0, start), label, strip.crop(end, width)])
+        elif row == self._hover:
+            hover = self.get_component_rich_style("file-list--hover")
+            strip = Strip(Segment.apply_style(strip, post_style=Style(bgcolor=hover.bgcolor)), width)
+        return strip
+
+    def _strip(self, index: int, width: int) -> tuple[Strip, int, int]:
+        """An entry's row `width` cells wide, and where its label starts and ends in it."""
+        entry = self._entries[index]
+        folded = entry.folder in self._folded
+        viewed = entry.file >= 0 and self._diff is not None and self._diff.files[entry.file].path in self._viewed
+        key = (index, width, folded, viewed, self.has_focus)
+        drawn = self._strips.get(key)
+        if drawn is None:
+            base = self.rich_style
+            guides = Text(entry.guides, self.get_component_rich_style("file-list--guides", partial=True))
+            if entry.file < 0:
+                label = Text(_FOLDED if folded else _UNFOLDED) + Text(entry.name)
+            else:
+                assert self._diff is not None
+                label = _label(self._diff.files[entry.file], viewed, width - guides.cell_len)
+            segments = list(Text.assemble(guides, label).render(self.app.console))
+            strip = Strip(Segment.apply_style(segments, base)).crop_extend(0, width, base)
+            start = min(width, guides.cell_len)
+            drawn = self._strips[key] = (strip, start, min(width, start + label.cell_len))
+        return drawn
 
     def draw_ahead(self, file: int) -> None:
-        """Draw the lines the list will show once its cursor is on `file`, while the reviewer
+        """Draw the rows the list will show once its cursor is on `file`, while the reviewer
         reads: a far jump (to the next comment, say) then only puts them on the screen."""
-        node = self._file_nodes.get(file)
-        if node is None or node.line < 0 or not self.display:
+        if not 0 <= file < len(self._entry_of_file) or not self.display:
             return
-        top, height = self.scroll_offset.y, self.scrollable_content_region.height
-        if top <= node.line < top + height:
-            return  # the list will not scroll: its lines are drawn already
-        # as Tree scrolls to its cursor: only as far as it takes to bring it into sight
-        top = node.line if node.line < top else node.line - height + 1
-        left, style = self.scroll_offset.x, self.rich_style
-        for y in range(top, min(top + height, self.last_line + 1)):
-            self._render_line(y, left, left + self.size.width, style)  # (private: textual is pinned)
+        row = self._row_of(self._entry_of_file[file])
+        top, width = self._top_for(row), self.scrollable_content_region.width
+        for shown in range(top, min(top + self.scrollable_content_region.height, len(self._rows))):
+            self._strip(self._rows[shown], width)
 
-    def get_label_width(self, node: TreeNode[int]) -> int:
-        # The tree measures every label each time it lays itself out; drawing 10,000 labels to
-        # measure them took seconds. A file's label is fitted to its room when drawn, so its
-        # width is counted here without drawing it.
-        if node.data is None or self._diff is None:
-            # a folder: its icon and its name, as Tree draws it, without drawing it
-            icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) if node.allow_expand else ""
-            label = node.label
-            return cell_len(icon) + (label.cell_len if isinstance(label, Text) else cell_len(label))
-        file = self._diff.files[node.data]
-        counts = 4 if file.binary else len(f" +{file.added} −{file.removed}")
-        return 2 + cell_len(visible(file.path.rsplit("/", 1)[-1])) + counts + 2 * (file.path in self._viewed)
+    # -- keys and the mouse ----------------------------------------------------------------------
 
-    def render_label(self, node: TreeNode[int], base_style: Style, style: Style) -> Text:
-        # A file's label is fitted to the room its row has, so that its name is shortened rather
-        # than its counts cut: the room changes with the terminal, so it is measured here.
-        if node.data is None or self._diff is None:
-            return super().render_label(node, base_style, style)
-        depth = 0
-        parent = node.parent
-        while parent is not None and parent is not self.root:
-            depth += 1
-            parent = parent.parent
-        room = self.scrollable_content_region.width - depth * self.guide_depth
-        file = self._diff.files[node.data]
-        label = _label(file, file.path in self._viewed, room)
-        label.stylize(style)
-        return label
+    def _move_rows(self, rows: int) -> None:
+        if self._rows:
+            row = max(0, min(len(self._rows) - 1, self._row_of(self._cursor) + rows))
+            self._move_to(self._rows[row])
 
-    def on_tree_node_selected(self, event: Tree.NodeSelected[int]) -> None:
-        event.stop()
-        if event.node.data is not None:
-            self.post_message(self.FileChosen(event.node.data))
+    def action_cursor_down(self) -> None:
+        self._move_rows(1)
+
+    def action_cursor_up(self) -> None:
+        self._move_rows(-1)
+
+    def action_page_down(self) -> None:
+        self._move_rows(max(1, self.scrollable_content_region.height - 1))
+
+    def action_page_up(self) -> None:
+        self._move_rows(-max(1, self.scrollable_content_region.height - 1))
+
+    def action_first(self) -> None:
+        self._move_rows(-len(self._rows))
+
+    def action_last(self) -> None:
+        self._move_rows(len(self._rows))
+
+    def action_choose(self) -> None:
+        """Show the file under the cursor in the diff view; fold or unfold a folder."""
+        file = self.cursor_file
+        if file is not None:
+            self.post_message(self.FileChosen(file))
+        else:
+            self.action_fold()
+
+    def action_fold(self) -> None:
+        """Fold the folder under the cursor, or unfold it."""
+        if self._entries and self._entries[self._cursor].file < 0:
+            self._folded ^= {self._entries[self._cursor].folder}
+            self._list_rows()
+
+    def action_fold_in(self) -> None:
+        """Fold the unfolded folder under the cursor; elsewhere, go to the folder the cursor is in."""
+        if not self._entries:
+            return
+        entry = self._entries[self._cursor]
+        if entry.file < 0 and entry.folder not in self._folded:
+            self.action_fold()
+            return
+        inside = [at for at, e in enumerate(self._entries[: self._cursor]) if e.file < 0 and e.end > self._cursor]
+        if inside:
+            self._move_to(inside[-1])
+
+    def action_unfold(self) -> None:
+        if self._entries and self._entries[self._cursor].folder in self._folded:
+            self.action_fold()
+
+    def on_click(self, event: events.Click) -> None:
+        row = self.scroll_offset.y + event.y
+        if 0 <= row < len(self._rows):
+            self._move_to(self._rows[row])
+            self.action_choose()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self._hover_on(self.scroll_offset.y + event.y)
+
+    def on_leave(self, event: events.Leave) -> None:
+        self._hover_on(-1)
+
+    def _hover_on(self, row: int) -> None:
+        if row != self._hover:
+            before, self._hover = self._hover, row
+            top = self.scroll_offset.y
+            for changed in (before, row):
+                if changed >= 0:
+                    self.refresh(Region(0, changed - top, self.size.width, 1))
 
 
 def file_counts(file: FileDiff, viewed: bool) -> Text:
