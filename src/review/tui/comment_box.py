@@ -87,7 +87,11 @@ def box_lines(comment: Comment, width: int, styles: BoxStyles) -> list[Text]:
     footer = Text("└─ ", border)
     footer.append(hint, styles.muted)
     lines.append(footer)
-    return [line[: width - INDENT] for line in lines]
+    # (cut in place, and only a line too wide: a slice of a Text copies it, 40 boxes took 5 ms)
+    for line in lines:
+        if line.cell_len > width - INDENT:
+            line.truncate(width - INDENT)
+    return lines
 
 
 def _header(comment: Comment, styles: BoxStyles, width: int) -> Text:
