@@ -265,6 +265,29 @@ def test_the_highlighted_row_is_the_row_c_comments_on(terminal: Terminal, tmp_pa
     assert f":{numbers[-1]}" in title, (line, title)
 
 
+def test_the_file_lists_cursor_is_drawn_on_one_row_as_it_moves(terminal: Terminal, tmp_path: Path) -> None:
+    # the list draws again only the rows its cursor leaves and takes: the terminal must show one
+    copy = tmp_path / "copy"
+    subprocess.run([REVIEW, "demo", str(copy), "--no-open"], check=True, capture_output=True)
+    terminal.env["COLORTERM"] = "truecolor"
+    open_review(terminal, str(copy / "tally-currency"))
+    terminal.wait_for("A tally/currency.py")
+    terminal.keys("Tab")
+    terminal.settled()
+    column = 6  # inside the name of every row of the list
+    rows = terminal.screen().splitlines()
+    first = next(row for row, text in enumerate(rows) if "A currency.py" in text[:30])
+    colour = terminal.backgrounds()[first][column]
+    assert cursor_rows(terminal, colour, column) == [first]
+    for keys, moved in ((("j", "j", "j"), 3), (("k",), 2), (("j", "j", "j", "j", "j"), 7), (("k", "k", "k"), 4), (("j", "j"), 6)):
+        terminal.keys(*keys)
+        terminal.settled()
+        assert cursor_rows(terminal, colour, column) == [first + moved], terminal.screen()
+    assert "A test_currency.py" in terminal.screen().splitlines()[first + 6][:30]
+    terminal.keys("Enter")  # and the diff shows the file under the cursor
+    terminal.wait_for("▾ A tests/test_currency.py")
+
+
 def test_the_demo_opens_the_overview_and_says_where_its_worktrees_are(terminal: Terminal, tmp_path: Path) -> None:
     folder = tmp_path / "fresh-demo"
     open_review(terminal, "demo", str(folder))

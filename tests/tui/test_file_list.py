@@ -33,6 +33,15 @@ def cursor_row(pilot: Pilot) -> str:  # type: ignore[type-arg]
     return files.render_line(files._row_of(files._cursor) - files.scroll_offset.y).text.rstrip()
 
 
+def path_in_view(pilot: Pilot) -> str:  # type: ignore[type-arg]
+    """The path of the file under the diff view's cursor."""
+    screen = pilot.app.screen
+    assert isinstance(screen, ReviewScreen) and screen.diff is not None
+    layout = screen.query_one(DiffView).diff_layout
+    assert layout is not None
+    return screen.diff.files[layout.file_of(screen.query_one(DiffView).cursor)].path
+
+
 def nested(repo: Repo) -> None:
     repo.write("lib/review/tui/app.py", "app = 1\n")
     repo.write("lib/review/tui/view.py", "view = 1\n")
@@ -86,13 +95,9 @@ async def test_enter_on_a_file_shows_it_and_the_diff_follows_in_the_list(project
     nested(project)
     async with app_for(project).run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = pilot.app.screen
-        assert isinstance(screen, ReviewScreen) and screen.diff is not None
-        view = screen.query_one(DiffView)
         await pilot.press("tab", "down", "down", "down", "down", "enter")
-        assert view.has_focus
-        assert view.diff_layout is not None
-        assert screen.diff.files[view.diff_layout.file_of(view.cursor)].path == "lib/review/tui/app.py"
+        assert pilot.app.screen.query_one(DiffView).has_focus
+        assert path_in_view(pilot) == "lib/review/tui/app.py"
         await pilot.press("right_curly_bracket")  # the next file, in the diff
         assert cursor_row(pilot) == "  └ A view.py +1 −0"
 
@@ -112,12 +117,8 @@ async def test_the_mouse_chooses_a_file_and_folds_a_folder(project: Repo) -> Non
     nested(project)
     async with app_for(project).run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = pilot.app.screen
-        assert isinstance(screen, ReviewScreen) and screen.diff is not None
-        view = screen.query_one(DiffView)
         assert await pilot.click(FileList, offset=(4, 7))  # test_core.py
-        assert view.diff_layout is not None
-        assert screen.diff.files[view.diff_layout.file_of(view.cursor)].path == "tests/test_core.py"
+        assert path_in_view(pilot) == "tests/test_core.py"
         assert await pilot.click(FileList, offset=(4, 3))  # tui/
         assert shown(pilot)[3:5] == ["└ ▶ tui/", "▼ tests/"]
 

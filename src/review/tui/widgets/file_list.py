@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -243,8 +243,10 @@ class FileList(ScrollView, can_focus=True):
 
     def _move_to(self, entry: int) -> None:
         if entry != self._cursor:
-            self._cursor = entry
-            self.refresh()
+            before, self._cursor = self._cursor, entry
+            # only the two rows the cursor leaves and takes are drawn again (a scroll draws all)
+            self.refresh_lines(self._row_of(before))
+            self.refresh_lines(self._row_of(entry))
         self._scroll_to_row(self._row_of(entry))
 
     def _scroll_to_row(self, row: int) -> None:
@@ -408,10 +410,9 @@ class FileList(ScrollView, can_focus=True):
     def _hover_on(self, row: int) -> None:
         if row != self._hover:
             before, self._hover = self._hover, row
-            top = self.scroll_offset.y
             for changed in (before, row):
                 if changed >= 0:
-                    self.refresh(Region(0, changed - top, self.size.width, 1))
+                    self.refresh_lines(changed)
 
 
 def file_counts(file: FileDiff, viewed: bool) -> Text:
