@@ -279,7 +279,13 @@ def test_the_file_lists_cursor_is_drawn_on_one_row_as_it_moves(terminal: Termina
     first = next(row for row, text in enumerate(rows) if "A currency.py" in text[:30])
     colour = terminal.backgrounds()[first][column]
     assert cursor_rows(terminal, colour, column) == [first]
-    for keys, moved in ((("j", "j", "j"), 3), (("k",), 2), (("j", "j", "j", "j", "j"), 7), (("k", "k", "k"), 4), (("j", "j"), 6)):
+    for keys, moved in (
+        (("j", "j", "j"), 3),
+        (("k",), 2),
+        (("j", "j", "j", "j", "j"), 7),
+        (("k", "k", "k"), 4),
+        (("j", "j"), 6),
+    ):
         terminal.keys(*keys)
         terminal.settled()
         assert cursor_rows(terminal, colour, column) == [first + moved], terminal.screen()
