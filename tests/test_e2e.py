@@ -292,6 +292,8 @@ def test_the_file_lists_cursor_is_drawn_on_one_row_as_it_moves(terminal: Termina
     assert "A test_currency.py" in terminal.screen().splitlines()[first + 6][:30]
     terminal.keys("Enter")  # and the diff shows the file under the cursor
     terminal.wait_for("▾ A tests/test_currency.py")
+    terminal.keys("x")  # viewed: the list draws that row again, with its mark
+    terminal.wait_for("A test_currency.py +9 −0 ✓")
 
 
 def test_the_demo_opens_the_overview_and_says_where_its_worktrees_are(terminal: Terminal, tmp_path: Path) -> None:

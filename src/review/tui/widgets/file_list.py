@@ -210,16 +210,27 @@ class FileList(ScrollView, can_focus=True):
         listed = self._diff
         if listed is None or [f.path for f in listed.files] != [f.path for f in diff.files]:
             return False
+        changed = {
+            i for i, (before, after) in enumerate(zip(listed.files, diff.files, strict=True)) if before is not after
+        }
         self._diff = diff
-        self._viewed = set(viewed)
-        self._strips.clear()  # a row's strip is kept by the file it shows, which may be new
-        self.refresh()
+        self._show_again(changed, viewed)
         return True
 
     def mark_viewed(self, viewed: AbstractSet[str]) -> None:
         """Draw each file's row with its viewed mark."""
+        self._show_again(set(), viewed)
+
+    def _show_again(self, files: set[int], viewed: AbstractSet[str]) -> None:
+        """Draw again the rows of `files` and of the files whose viewed mark changed (a row is
+        kept by what it shows: see `_strip`)."""
+        if self._diff is None:
+            return
+        marked = self._viewed ^ set(viewed)
         self._viewed = set(viewed)
-        self.refresh()
+        files |= {i for i, file in enumerate(self._diff.files) if file.path in marked}
+        for file in files:
+            self.refresh_lines(self._row_of(self._entry_of_file[file]))
 
     @property
     def cursor_file(self) -> int | None:
@@ -313,8 +324,11 @@ class FileList(ScrollView, can_focus=True):
         """An entry's row `width` cells wide, and where its label starts and ends in it."""
         entry = self._entries[index]
         folded = entry.folder in self._folded
-        viewed = entry.file >= 0 and self._diff is not None and self._diff.files[entry.file].path in self._viewed
-        key = (index, width, folded, viewed, self.has_focus)
+        file = self._diff.files[entry.file] if entry.file >= 0 and self._diff is not None else None
+        viewed = file is not None and file.path in self._viewed
+        # (a file read again is another FileDiff, with the same path: its row is what it counts)
+        counts = None if file is None else (file.status, file.added, file.removed, file.binary)
+        key = (index, width, folded, viewed, counts, self.has_focus)
         drawn = self._strips.get(key)
         if drawn is None:
             base = self.rich_style
@@ -322,8 +336,8 @@ class FileList(ScrollView, can_focus=True):
             if entry.file < 0:
                 label = Text(_FOLDED if folded else _UNFOLDED) + Text(entry.name)
             else:
-                assert self._diff is not None
-                label = _label(self._diff.files[entry.file], viewed, width - guides.cell_len)
+                assert file is not None
+                label = _label(file, viewed, width - guides.cell_len)
             segments = list(Text.assemble(guides, label).render(self.app.console))
             strip = Strip(Segment.apply_style(segments, base)).crop_extend(0, width, base)
             start = min(width, guides.cell_len)
