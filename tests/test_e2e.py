@@ -296,6 +296,28 @@ def test_the_file_lists_cursor_is_drawn_on_one_row_as_it_moves(terminal: Termina
     terminal.wait_for("A test_currency.py +9 −0 ✓")
 
 
+def test_opened_again_the_first_screen_has_the_same_colours_from_those_remembered(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    # the second time, the first screen's syntax colours are the ones remembered from the first
+    # (review.state.colours): the reviewer sees the very same screen
+    copy = tmp_path / "copy"
+    subprocess.run([REVIEW, "demo", str(copy), "--no-open"], check=True, capture_output=True)
+    remembered = Path(os.environ["XDG_CACHE_HOME"]) / "review" / "colours"
+    screens = []
+    for _ in range(2):
+        open_review(terminal, str(copy / "tally-currency"))
+        screens.append(terminal.first_with("A tally/currency.py"))  # the first frame, in colour
+        deadline = time.monotonic() + 30
+        while not any(remembered.glob("*.json")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        terminal.keys("q")
+        terminal.wait_until_gone("A tally/currency.py")
+    assert any(remembered.glob("*.json"))
+    assert screens[0] == screens[1]
+    assert re.search(r"\x1b\[[0-9;]*m(from|import|def|class)\b", screens[1])  # keywords in their colour
+
+
 def test_the_demo_opens_the_overview_and_says_where_its_worktrees_are(terminal: Terminal, tmp_path: Path) -> None:
     folder = tmp_path / "fresh-demo"
     open_review(terminal, "demo", str(folder))

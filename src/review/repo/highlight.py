@@ -4,11 +4,16 @@ Each side of a hunk is lexed as one text, so a docstring or block comment that s
 is coloured on all of them, and the tokens are then cut back into spans of the given lines. Only
 token types are returned: how each looks is the view's business, and the lines themselves are
 never changed, so the view draws them as they are and lays the spans over them.
+
+The colours of the first texts asked for (a first screen's) are kept (`made`) to be remembered
+between runs (`review.state.colours`), and given back (`recall`) for the same text of a file of
+the same name without lexing it: the first screen of a viewer opened again needs no lexer.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import re
 import threading
 from collections.abc import Iterator, Sequence
@@ -16,7 +21,8 @@ from functools import lru_cache
 from posixpath import basename
 from typing import TYPE_CHECKING
 
-from pygments.token import Text, _TokenType
+from pygments import __version__ as _PYGMENTS
+from pygments.token import Text, _TokenType, string_to_tokentype
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
@@ -33,6 +39,14 @@ _MAX_LINE = 5_000
 # no lock, and lexers that embed others (HTML with CSS and JavaScript) do so midway through lexing.
 # Lexing is pure Python, so the GIL already runs one at a time: the lock costs no throughput.
 _LEXING = threading.Lock()
+
+KEPT = 64
+"""Texts whose colours `made` gives, the first lexed: more than a first screen shows."""
+
+_recalled: dict[str, list[list[Token]]] = {}
+"""Colours made in an earlier run, by `_key` (see `recall`)."""
+_made: dict[str, list[list[Token]]] = {}
+"""Colours made or recalled since `forget_made`, in the order asked for, at most `KEPT`."""
 
 
 def lexer_for(path: str) -> Lexer | None:
@@ -67,6 +81,17 @@ def highlight(path: str, lines: Sequence[str]) -> list[list[Token]]:
     text = "\n".join(lines) + "\n"
     if len(text) > _MAX_TEXT:
         return plain
+    key = _key(path, text)
+    spans = _recalled.get(key)
+    if spans is None or not _fits(spans, lines):
+        spans = _lex(path, lines, text)
+    if len(_made) < KEPT:
+        _made[key] = spans
+    return spans
+
+
+def _lex(path: str, lines: Sequence[str], text: str) -> list[list[Token]]:
+    plain: list[list[Token]] = [[] for _ in lines]
     lexer = lexer_for(path)
     if lexer is None:
         return plain
@@ -77,6 +102,55 @@ def highlight(path: str, lines: Sequence[str]) -> list[list[Token]]:
     # reviewer still gets the lines.
     except Exception:
         return plain
+
+
+def _key(path: str, text: str) -> str:
+    """What a text's colours are known by: the lexer is chosen by the file's name, and the
+    colours are Pygments' (another version may colour otherwise)."""
+    named = f"{_PYGMENTS}\0{basename(path)}\0{text}".encode("utf-8", "surrogatepass")
+    return hashlib.sha1(named, usedforsecurity=False).hexdigest()
+
+
+def _fits(spans: list[list[Token]], lines: Sequence[str]) -> bool:
+    return len(spans) == len(lines) and all(
+        end <= len(line) for spans_of, line in zip(spans, lines, strict=True) for _, end, _ in spans_of
+    )
+
+
+def recall(remembered: object) -> None:
+    """Take the colours of texts lexed in an earlier run, as `made` gave them, for `highlight`
+    to give without lexing them again (the first screen is drawn before its lexer is compiled).
+
+    Raises:
+        ValueError: `remembered` is not of the shape `made` gives; nothing is taken.
+    """
+    if not isinstance(remembered, dict):
+        raise ValueError("remembered colours are not an object")
+    found: dict[str, list[list[Token]]] = {}
+    for key, lines in remembered.items():
+        found[key] = [[_span(span) for span in spans] for spans in lines]
+    _recalled.update(found)
+
+
+def _span(span: object) -> Token:
+    match span:
+        case [int(start), int(end), str(name)] if 0 <= start < end and name.startswith("Token"):
+            return start, end, string_to_tokentype(name)
+    raise ValueError(f"not a remembered span: {span!r:.40}")
+
+
+def made() -> dict[str, list[list[tuple[int, int, str]]]]:
+    """The colours made (or recalled) first since `forget_made`, to be remembered (`recall`)."""
+    return {
+        key: [[(start, end, str(kind)) for start, end, kind in spans] for spans in lines]
+        for key, lines in _made.copy().items()
+    }
+
+
+def forget_made() -> None:
+    """Start counting the colours `made` gives afresh: another diff is about to be shown."""
+    global _made
+    _made = {}
 
 
 @lru_cache(maxsize=1024)

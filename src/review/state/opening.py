@@ -8,11 +8,11 @@ import time
 from concurrent.futures import Future
 from typing import NamedTuple
 
-from review.repo import scope
+from review.repo import highlight, scope
 from review.repo.diff import Diff
 from review.repo.git import Worktree
 from review.repo.scope import Scope, Sides
-from review.state import comments, counted, rounds
+from review.state import colours, comments, counted, rounds
 from review.state.model import Review
 from review.state.store import Store
 
@@ -63,6 +63,8 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
     shown = threading.Event()
     started = file_time()
 
+    highlight.forget_made()  # the colours remembered for this diff are those its screen asks for
+
     def read() -> None:
         # whatever went wrong is raised where the results are taken
         try:
@@ -74,6 +76,7 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
             for future in (reading, anchoring, checked):
                 future.set_exception(error)
             return
+        colours.load(worktree)  # before the first screen asks for them
         reading.set_result(diff)
         try:
             anchoring.set_result(comments.reanchor_on(store, worktree, sides.old, diff))
@@ -86,6 +89,7 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
             checked.set_result(same)
             shown.wait(counted.WAIT_FOR_SCREEN)
             counted.remember(worktree, sides, diff, started)
+            colours.save(worktree)
         except Exception as error:
             if not checked.done():
                 checked.set_exception(error)
