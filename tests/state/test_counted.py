@@ -154,6 +154,28 @@ def test_a_small_diff_is_read_whole_before_the_first_screen_though_counted(
     assert again.shown() is True
 
 
+def test_what_the_diff_came_to_is_remembered_apart_and_decides_alone(
+    sixty: Repo, remembered: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    worktree = git.find_worktree(sixty.root)
+    assert counted.remembered_size(worktree) == 0  # nothing remembered yet
+    first = opening(sixty)
+    assert first.shown() is True
+    patches = sum(f.patch_size for f in plainly(sixty, first).files)
+    assert counted.remembered_size(worktree) == patches
+    monkeypatch.setattr(counted, "WHOLE_AT_ONCE_BYTES", patches)
+    size_file = cache(sixty).with_suffix(".size")
+    for content in (b"", b"many", b"-5", b"12"):  # unreadable, or small: read whole
+        size_file.write_bytes(content)
+        small = opening(sixty)
+        assert small.counted() == []
+        assert small.shown() is True  # (which remembers the size again)
+    size_file.write_bytes(str(patches).encode())
+    again = opening(sixty)
+    assert again.counted() != []
+    assert again.shown() is True
+
+
 def test_a_file_changed_since_it_was_counted_is_read_by_git_before_the_first_screen(
     sixty: Repo, remembered: None
 ) -> None:

@@ -55,6 +55,20 @@ def cache_file(worktree: Worktree) -> Path:
     return user_cache_file("counts", worktree.root)
 
 
+def _size_file(worktree: Worktree) -> Path:
+    return cache_file(worktree).with_suffix(".size")
+
+
+def remembered_size(worktree: Worktree) -> int:
+    """What the patches of `worktree`'s diff came to when it was last read, in bytes; 0 when
+    nothing is remembered. (Kept apart from the counts, which take a while to read for 10,000
+    files, and which a small diff does without.)"""
+    try:
+        return int(_size_file(worktree).read_bytes())
+    except (OSError, ValueError):
+        return 0
+
+
 def load(worktree: Worktree) -> dict[str, Counts]:
     """The counts remembered for `worktree`'s files, by `key`."""
     try:
@@ -75,6 +89,7 @@ def remember(worktree: Worktree, sides: Sides, diff: Diff, read_at: float) -> No
         if found is not None:
             known[found] = astuple(file.counts)
     write_cache(cache_file(worktree), json.dumps({"schema": _SCHEMA, "files": known}).encode())
+    write_cache(_size_file(worktree), str(sum(f.patch_size for f in diff.files)).encode())
 
 
 def key(worktree: Worktree, sides: Sides, record: Record, read_at: float) -> str | None:
@@ -119,9 +134,9 @@ def open_counted(worktree: Worktree, sides: Sides, read_at: float) -> tuple[Open
         ReviewError: git failed.
     """
     running = scope.start(worktree, sides)
-    known = load(worktree)  # while git reads
-    if sum(counts.patch_size for counts in known.values()) < WHOLE_AT_ONCE_BYTES:
+    if remembered_size(worktree) < WHOLE_AT_ONCE_BYTES:
         return None, running
+    known = load(worktree)  # while git reads
     # git writes its raw records first, in milliseconds, where the patches of a huge diff take it
     # a second
     found = records(running)
