@@ -144,6 +144,32 @@ async def test_a_folded_folder_stays_folded_as_the_agent_writes(project: Repo) -
         ]
 
 
+async def test_the_folder_folded_over_the_file_being_read_stays_folded_as_the_agent_writes(project: Repo) -> None:
+    nested(project)
+    async with app_for(project, watch=True).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("right_curly_bracket", "right_curly_bracket")
+        assert path_in_view(pilot) == "lib/review/tui/app.py"
+        await pilot.press("tab", "left", "left")  # to its folder, folded
+        assert cursor_row(pilot) == "└ ▶ tui/"
+        await pilot.press("tab")  # back to the diff, reading on in the folded folder
+
+        def write() -> None:
+            project.write("lib/review/tui/new.py", "new = 1\n")  # a file more: the list is made anew
+
+        await until_seen(pilot, write, lambda: len(files_in(pilot)) == 6)
+        assert shown(pilot)[3:5] == ["└ ▶ tui/", "▼ tests/"]
+        assert cursor_row(pilot) == "└ ▶ tui/"  # the cursor on the folder the file is in
+        assert path_in_view(pilot) == "lib/review/tui/app.py"
+
+
+def files_in(pilot: Pilot) -> list[str]:  # type: ignore[type-arg]
+    """The paths of the diff shown."""
+    screen = pilot.app.screen
+    assert isinstance(screen, ReviewScreen) and screen.diff is not None
+    return [file.path for file in screen.diff.files]
+
+
 async def test_many_files_scroll_with_the_cursor(project: Repo) -> None:
     for n in range(80):
         project.write(f"many/file_{n:02}.py", f"value = {n}\n")

@@ -208,6 +208,8 @@ class ReviewScreen(FirstFrameOnly[None]):
         self._syntax_theme = syntax_theme
         self._note_here = ""
         """The id of the agent's note under the cursor ("" when none), for `check_action`."""
+        self._followed = ""
+        """The path of the file the file list last followed the diff's cursor to."""
         self._wide: tuple[bool, bool] | None = None
         """The diff's split and wrap as the reviewer had them on a wide screen, while compact."""
         self._shown = threading.Event()
@@ -388,7 +390,8 @@ class ReviewScreen(FirstFrameOnly[None]):
         self.files.show(diff, self.view.viewed)
         current = self.view.current_file()
         if current is not None:
-            self.files.select_file(current)
+            # the diff read again leaves the folders the reviewer folded folded
+            self.files.select_file(current, unfold=False)
 
     @work(exclusive=True, group="watch")
     async def watch_worktree(self) -> None:
@@ -542,8 +545,13 @@ class ReviewScreen(FirstFrameOnly[None]):
             self.files.draw_ahead(file)
 
     def _follow_cursor(self, file: int) -> None:
-        if file >= 0 and not self.files.has_focus:
-            self.files.select_file(file)
+        layout = self.view.diff_layout
+        if file < 0 or layout is None:
+            return
+        path, self._followed = self._followed, layout.diff.files[file].path
+        if not self.files.has_focus:
+            # into another file, its folders open; the same one read again leaves them folded
+            self.files.select_file(file, unfold=path != self._followed)
 
     def _offer_note_keys(self, note: str) -> None:
         self._note_here = note

@@ -240,15 +240,19 @@ class FileList(ScrollView, can_focus=True):
         file = self._entries[self._cursor].file
         return file if file >= 0 else None
 
-    def select_file(self, file: int) -> None:
-        """Move the list's cursor to `file` without choosing it, unfolding its folders."""
+    def select_file(self, file: int, *, unfold: bool = True) -> None:
+        """Move the list's cursor to `file` without choosing it, unfolding its folders; or, not
+        to `unfold` them, to the folded folder it is in."""
         if not 0 <= file < len(self._entry_of_file):
             return
         entry = self._entry_of_file[file]
         if self._folded:
-            around = {e.folder for e in self._entries[:entry] if e.file < 0 and e.end > entry}
-            if around & self._folded:
-                self._folded -= around
+            around = [at for at, e in enumerate(self._entries[:entry]) if e.file < 0 and e.end > entry]
+            folded = [at for at in around if self._entries[at].folder in self._folded]
+            if folded and not unfold:
+                entry = folded[0]  # the outermost, which is shown
+            elif folded:
+                self._folded -= {self._entries[at].folder for at in folded}
                 self._list_rows()
         self._move_to(entry)
 
