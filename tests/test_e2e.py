@@ -27,6 +27,13 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+def demo_copy(tmp_path: Path) -> Path:
+    """A demo of the test's own, for a test that changes it (or its review)."""
+    copy = tmp_path / "copy"
+    subprocess.run([REVIEW, "demo", str(copy), "--no-open"], check=True, capture_output=True)
+    return copy
+
+
 @pytest.fixture
 def terminal(tmp_path: Path) -> Iterator[Terminal]:
     made = Terminal(tmp_path)
@@ -103,8 +110,7 @@ def _colour_before(line: str, text: str) -> str:
 
 
 def test_viewed_mark_is_kept_across_runs(terminal: Terminal, demo: Path, tmp_path: Path) -> None:
-    copy = tmp_path / "copy"
-    subprocess.run([REVIEW, "demo", str(copy), "--no-open"], check=True, capture_output=True)
+    copy = demo_copy(tmp_path)
     open_review(terminal, str(copy / "tally-cleanup"))
     terminal.wait_for("0/7 viewed")
     terminal.keys("x")
@@ -236,8 +242,7 @@ def cursor_rows(terminal: Terminal, colour: str | None, column: int) -> list[int
 
 
 def test_the_highlighted_row_is_the_row_c_comments_on(terminal: Terminal, tmp_path: Path) -> None:
-    copy = tmp_path / "copy"
-    subprocess.run([REVIEW, "demo", str(copy), "--no-open"], check=True, capture_output=True)
+    copy = demo_copy(tmp_path)
     terminal.env["COLORTERM"] = "truecolor"
     open_review(terminal, str(copy / "tally-currency"))
     terminal.wait_for("A tally/currency.py")
@@ -267,8 +272,7 @@ def test_the_highlighted_row_is_the_row_c_comments_on(terminal: Terminal, tmp_pa
 
 def test_the_file_lists_cursor_is_drawn_on_one_row_as_it_moves(terminal: Terminal, tmp_path: Path) -> None:
     # the list draws again only the rows its cursor leaves and takes: the terminal must show one
-    copy = tmp_path / "copy"
-    subprocess.run([REVIEW, "demo", str(copy), "--no-open"], check=True, capture_output=True)
+    copy = demo_copy(tmp_path)
     terminal.env["COLORTERM"] = "truecolor"
     open_review(terminal, str(copy / "tally-currency"))
     terminal.wait_for("A tally/currency.py")
@@ -301,8 +305,7 @@ def test_opened_again_the_first_screen_has_the_same_colours_from_those_remembere
 ) -> None:
     # the second time, the first screen's syntax colours are the ones remembered from the first
     # (review.state.colours): the reviewer sees the very same screen
-    copy = tmp_path / "copy"
-    subprocess.run([REVIEW, "demo", str(copy), "--no-open"], check=True, capture_output=True)
+    copy = demo_copy(tmp_path)
     remembered = Path(os.environ["XDG_CACHE_HOME"]) / "review" / "colours"
     screens = []
     for _ in range(2):
