@@ -11,7 +11,6 @@ from pygments.token import Comment, Keyword
 from conftest import Repo
 from review.repo import git, highlight
 from review.state import colours
-from review.state.files import user_cache_file
 
 LINES = ["def greet(name):", '    return "hi " + name']
 
@@ -102,7 +101,7 @@ def test_only_the_first_texts_made_are_remembered_and_a_new_diff_starts_afresh()
 )
 def test_a_broken_cache_recalls_nothing(repo: Repo, content: bytes) -> None:
     worktree = git.find_worktree(repo.root)
-    path = user_cache_file("colours", worktree.root)
+    path = colours.cache_file(worktree)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(content)
     colours.load(worktree)
@@ -113,4 +112,4 @@ def test_a_broken_cache_recalls_nothing(repo: Repo, content: bytes) -> None:
 def test_nothing_made_writes_nothing(repo: Repo) -> None:
     worktree = git.find_worktree(repo.root)
     colours.save(worktree)
-    assert not user_cache_file("colours", worktree.root).exists()
+    assert not colours.cache_file(worktree).exists()

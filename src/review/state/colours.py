@@ -11,6 +11,7 @@ that cannot be read or written is left alone.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from review.repo import highlight
 from review.repo.git import Worktree
@@ -19,10 +20,15 @@ from review.state.files import user_cache_file, write_cache
 _SCHEMA = 1
 
 
+def cache_file(worktree: Worktree) -> Path:
+    """Where the colours of `worktree`'s first screen are remembered."""
+    return user_cache_file("colours", worktree.root)
+
+
 def load(worktree: Worktree) -> None:
     """Recall the colours remembered for `worktree` (before the first screen is drawn)."""
     try:
-        data = json.loads(user_cache_file("colours", worktree.root).read_bytes())
+        data = json.loads(cache_file(worktree).read_bytes())
         if isinstance(data, dict) and data.get("schema") == _SCHEMA:
             highlight.recall(data["colours"])
     except (OSError, ValueError, KeyError, TypeError):
@@ -34,6 +40,4 @@ def save(worktree: Worktree) -> None:
     remembered before."""
     made = highlight.made()
     if made:
-        write_cache(
-            user_cache_file("colours", worktree.root), json.dumps({"schema": _SCHEMA, "colours": made}).encode()
-        )
+        write_cache(cache_file(worktree), json.dumps({"schema": _SCHEMA, "colours": made}).encode())
