@@ -94,19 +94,18 @@ def _open_review(argv: Sequence[str]) -> int:
     args = _review_parser().parse_args(argv)
 
     from review.config import load_config
-    from review.repo import git
-    from review.state.opening import read_apart
+    from review.state.opening import open_apart
 
-    worktree = git.find_worktree(args.path)
     chosen = Scope(staged=args.staged, base=args.base, range=args.range, since_review=args.since_review)
     config = load_config()
-    # A bad revision is one line here, before the screen is taken over; the diff is read, and
-    # the comments found in it, while Textual is imported and starts (the screen waits for them
-    # as it is mounted).
-    first = read_apart(worktree, chosen, from_counts=not config.split)
+    # The worktree is found, its scope resolved and its diff read, with the comments found in it,
+    # while Textual is imported and starts (the screen waits for them as it is mounted). A
+    # missing repository or a bad revision is one line, before the screen is taken over.
+    opening = open_apart(args.path, chosen, from_counts=not config.split)
     from review.agents.viewer import shown_in_pane
     from review.tui.app import make_app
 
+    worktree, first = opening.result()
     # In tmux, the pane is marked as this worktree's viewer: `review request --open` finds it.
     with shown_in_pane(worktree.root):
         make_app(worktree, chosen, config, first=first).run()

@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING
 
 from review.agents.viewer import PLACEMENTS, Placement
 from review.errors import BadConfig
-from review.overview.attention import NOTIFY, Notify
 
 if TYPE_CHECKING:
+    from review.overview.attention import Notify
     from review.overview.hosts import Host
 
 _THEME_ALIASES = {"dark": "textual-dark", "light": "textual-light"}
@@ -78,6 +78,8 @@ def load_config(path: Path | None = None) -> Config:
     # imported only when there is a file to read: its regular expressions take a few milliseconds
     # of every start
     import tomllib
+
+    from review.overview.attention import NOTIFY  # as tomllib: only to check the file's values
 
     try:
         data = tomllib.loads(text)

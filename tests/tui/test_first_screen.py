@@ -4,15 +4,17 @@ the screen as it mounts, with its file list, header and syntax colours, not in l
 from __future__ import annotations
 
 from concurrent.futures import wait
+from pathlib import Path
 
 import pytest
 from rich.segment import Segment
 
 from conftest import Repo
 from review.config import Config
+from review.errors import BadRevision, NotARepository
 from review.repo import git
 from review.repo.scope import Scope
-from review.state.opening import read_apart
+from review.state.opening import open_apart, read_apart
 from review.tui.app import make_app
 from review.tui.first_frame import show_scrollbars, size_to_come
 from review.tui.layout import unified_gutter
@@ -38,6 +40,35 @@ async def test_a_diff_read_while_the_app_started_is_on_the_screen_as_it_mounts(a
         assert "5 files" in header and f"+{screen.diff.added}" in header
         view = screen.query_one(DiffView)
         assert view.diff_layout is not None and view.diff_layout.total > 0
+
+
+async def test_the_worktree_is_found_and_its_diff_read_from_a_path_inside_it_while_the_app_starts(
+    agent_worktree: Repo,
+) -> None:
+    # as `review src` opens it: the git commands that find the worktree and resolve the scope
+    # run in a thread, alongside the imports
+    worktree, first = open_apart(str(agent_worktree.root / "src"), Scope()).result()
+    assert worktree.root == agent_worktree.root and worktree.branch == "agent/work"
+    wait([first.anchoring])
+    async with make_app(worktree, watch=False, first=first).run_test(size=SIZE) as pilot:
+        screen = pilot.app.screen
+        assert isinstance(screen, ReviewScreen)
+        assert screen.diff is not None and [file.path for file in screen.diff.files] == [
+            file.path for file in first.reading.result().files
+        ]
+        assert "docs/guide.md" in {file.path for file in screen.diff.files}
+
+
+def test_a_path_outside_a_repository_or_a_bad_revision_is_raised_where_the_opening_is_taken(
+    agent_worktree: Repo, tmp_path: Path
+) -> None:
+    # raised by `result()`, which `review` calls before the screen is taken over: one line
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with pytest.raises(NotARepository, match="is not inside a git repository"):
+        open_apart(str(elsewhere), Scope()).result()
+    with pytest.raises(BadRevision, match="unknown revision 'nope'"):
+        open_apart(str(agent_worktree.root), Scope(range="nope..HEAD")).result()
 
 
 def _row_of(view: DiffView, text: str) -> int:

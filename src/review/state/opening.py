@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from review.repo import highlight, scope
 from review.repo.diff import Diff
-from review.repo.git import Worktree
+from review.repo.git import Worktree, find_worktree
 from review.repo.scope import Scope, Sides
 from review.state import colours, comments, counted, rounds
 from review.state.model import Review
@@ -96,3 +96,22 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
 
     threading.Thread(target=read, name="review-read", daemon=True).start()
     return FirstDiff(sides, reading, anchoring, started, shown, checked)
+
+
+def open_apart(path: str, chosen: Scope, *, from_counts: bool = True) -> Future[tuple[Worktree, FirstDiff]]:
+    """Find the worktree containing `path` and start reading its diff (`read_apart`), in a
+    thread, while the caller imports the screen: the git commands that find the worktree and
+    resolve the scope then run alongside the imports rather than before them. The future raises
+    what `find_worktree` and `read_apart` raise (not a repository, a bad revision), for the
+    caller to say before any screen is shown."""
+    opened: Future[tuple[Worktree, FirstDiff]] = Future()
+
+    def find() -> None:
+        try:
+            worktree = find_worktree(path)
+            opened.set_result((worktree, read_apart(worktree, chosen, from_counts=from_counts)))
+        except Exception as error:
+            opened.set_exception(error)
+
+    threading.Thread(target=find, name="review-find", daemon=True).start()
+    return opened

@@ -10,7 +10,7 @@ from review.errors import NothingToSend, PartlySent, ReviewError
 from review.repo import git
 from review.repo.git import Worktree
 from review.repo.scope import Since
-from review.state import instructions, requests
+from review.state import requests
 from review.state.files import replace_atomically
 from review.state.model import Review, Round, Side, Verdict
 from review.state.store import Store
@@ -71,6 +71,8 @@ def write_instructions(
 ) -> None:
     """`.review/instructions.md`: the round as an agent that reads files rather than running
     commands finds it."""
+    from review.state import instructions  # only as a review is sent: off the path to the first screen
+
     items = instructions.gather(review, read)
     text = instructions.markdown(worktree.root, sent, items, review=command.runnable(), always=True)
     replace_atomically(store.folder / INSTRUCTIONS, text.encode("utf-8", "surrogateescape"))
