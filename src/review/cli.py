@@ -91,6 +91,9 @@ def _review_parser() -> argparse.ArgumentParser:
 
 
 def _open_review(argv: Sequence[str]) -> int:
+    from review.tui import collecting
+
+    collecting.hold_off()  # until the first frame is drawn (`ReviewScreen.first_shown`)
     args = _review_parser().parse_args(argv)
 
     from review.config import load_config

@@ -9,6 +9,7 @@ from conftest import Repo, settle
 from review.repo import git
 from review.tui import collecting
 from review.tui.app import make_app
+from review.tui.screens.review_screen import ReviewScreen
 from review.tui.widgets.diff_view import DiffView
 
 
@@ -40,3 +41,43 @@ async def test_python_collects_as_it_does_by_itself_when_the_diff_is_not_shown(a
         await pilot.press("escape")
         await pilot.pause()
         assert gc.get_threshold()[2] == collecting.EVERY * collecting.HELD_BACK
+
+
+async def test_python_makes_no_collection_while_the_viewer_starts_and_collects_after_its_first_frame(
+    agent_worktree: Repo,
+) -> None:
+    # as `review` starts: no collection until the first frame is drawn; then what the start made
+    # is set aside (frozen), and collections go on among the rest
+    started: list[int] = []
+
+    def collected(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(gc.get_freeze_count())
+
+    collecting.hold_off()
+    assert not gc.isenabled()
+    gc.callbacks.append(collected)
+    try:
+        async with make_app(git.find_worktree(agent_worktree.root), watch=False).run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            screen = pilot.app.screen
+            assert isinstance(screen, ReviewScreen) and screen.diff is not None
+            assert gc.isenabled()
+            assert gc.get_freeze_count() > 0
+            for _ in range(3):
+                screen.view.action_page_down()
+            gc.collect(0)
+        # every collection came after the start was set aside, the one just asked for included
+        assert started and all(frozen > 0 for frozen in started)
+    finally:
+        gc.callbacks.remove(collected)
+        gc.unfreeze()
+        gc.enable()
+
+
+async def test_a_viewer_started_with_collections_on_leaves_them_as_they_are(agent_worktree: Repo) -> None:
+    # (a test, or the overview opening a worktree): nothing held off, nothing set aside
+    async with make_app(git.find_worktree(agent_worktree.root), watch=False).run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert gc.isenabled()
+        assert gc.get_freeze_count() == 0

@@ -267,6 +267,7 @@ class ReviewScreen(FirstFrameOnly[None]):
         collecting.hold_back()  # the diff collects when the reviewer pauses
 
     def first_shown(self) -> None:
+        self.call_after_refresh(collecting.resume)  # held off while the viewer started (`_open_review`)
         # The rest of a diff opened from its counts is read a moment after the first frame: the
         # reading would take turns with drawing it (and with Textual's work just after it).
         self.set_timer(READ_REST_AFTER, self._shown.set)
