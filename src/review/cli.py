@@ -11,15 +11,12 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from review import __version__
 from review.errors import ReviewError
-from review.repo.scope import Scope
 from review.repo.text import visible
-from review.state.model import AGENTS, HARNESSES, SEVERITIES, Verdict
 
 if TYPE_CHECKING:
     from review.agents.viewer import Placement
@@ -28,7 +25,7 @@ if TYPE_CHECKING:
     from review.overview.rows import Row
     from review.overview.status import Overview
     from review.state.here import Here
-    from review.state.model import Comment
+    from review.state.model import Comment, Verdict
 
 _VERBS_HELP = """\
 verbs:
@@ -97,6 +94,7 @@ def _open_review(argv: Sequence[str]) -> int:
     args = _review_parser().parse_args(argv)
 
     from review.config import load_config
+    from review.repo.scope import Scope
     from review.state.opening import open_apart
 
     chosen = Scope(staged=args.staged, base=args.base, range=args.range, since_review=args.since_review)
@@ -128,6 +126,8 @@ def _status(argv: Sequence[str]) -> int:
     form.add_argument("--short", action="store_true", help="one line: how many wait on you, and the oldest's age")
     _host_option(parser)
     args = parser.parse_args(argv)
+    from concurrent.futures import ThreadPoolExecutor
+
     from review.config import load_config
     from review.overview import hosts as remote
     from review.overview.status import status_json
@@ -259,6 +259,7 @@ def _here(where: str) -> Here:
 
 def _comment(argv: Sequence[str]) -> int:
     from review.state import comments
+    from review.state.model import SEVERITIES
 
     parser = _verb_parser("comment", "Add a draft comment on lines of a file (or on the whole file).")
     parser.add_argument("target", metavar="FILE[:LINE[-END]]", help="the file, relative to here, and the lines")
@@ -513,6 +514,8 @@ def _open_viewer(root: Path, placement: Placement) -> str:
 
 
 def _hook(argv: Sequence[str]) -> int:
+    from review.state.model import HARNESSES
+
     parser = _Parser(prog="review hook", description="Entry point for an agent harness's hooks (JSON on stdin).")
     parser.add_argument("harness", choices=HARNESSES)
     args = parser.parse_args(argv)
@@ -574,6 +577,8 @@ def _resolve(argv: Sequence[str]) -> int:
 
 
 def _install(argv: Sequence[str]) -> int:
+    from review.state.model import AGENTS
+
     parser = _verb_parser("install", "Install the review skill (and the hooks of Claude Code and Codex) for an agent.")
     parser.add_argument("agent", choices=(*AGENTS, "all"))
     parser.add_argument(
