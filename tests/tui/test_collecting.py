@@ -4,6 +4,9 @@ lands on a key (it took 40 to 70 ms on a huge diff)."""
 from __future__ import annotations
 
 import gc
+import time
+
+import pytest
 
 from conftest import Repo, settle
 from review.repo import git
@@ -81,3 +84,18 @@ async def test_a_viewer_started_with_collections_on_leaves_them_as_they_are(agen
         await settle(pilot)
         assert gc.isenabled()
         assert gc.get_freeze_count() == 0
+
+
+def test_collections_resume_by_themselves_when_no_first_frame_comes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(collecting, "HELD_OFF_AT_MOST", 0.05)
+    collecting.hold_off()
+    try:
+        assert not gc.isenabled()
+        deadline = time.monotonic() + 5
+        while not gc.isenabled() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()

@@ -10,6 +10,7 @@ as Python does. While the viewer starts, it makes no collections at all.
 from __future__ import annotations
 
 import gc
+import threading
 
 EVERY = 10
 """Collect all objects once the younger ones have been collected this many times: Python's own
@@ -19,11 +20,19 @@ HELD_BACK = 100
 """How much later than `EVERY` Python collects all objects itself, should the viewer never pause."""
 
 
+HELD_OFF_AT_MOST = 10.0
+"""Seconds after `hold_off` that collections resume even if no first frame was drawn."""
+
+
 def hold_off() -> None:
     """No collections at all until `resume`, while the viewer starts: as it imports its modules
     and draws its first screen Python would collect some 150 times, 20 ms of the 300 ms, among
     objects that nearly all live as long as the program."""
     gc.disable()
+    # should the first frame never come, collections still resume
+    timer = threading.Timer(HELD_OFF_AT_MOST, resume)
+    timer.daemon = True
+    timer.start()
 
 
 def resume() -> None:
