@@ -49,6 +49,8 @@ def visible(text: str, *, keep_tabs: bool = False) -> str:
     `keep_tabs` leaves tabs for the caller to expand into spaces, as code is drawn. Undecodable
     bytes carried as surrogates (from `os.fsdecode`) become `\\xNN`.
     """
+    if text.isascii() and text.isprintable():
+        return text  # most text, and none of it to stand in for: no search needed
     if _has_surrogates(text):
         text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return (_UNSAFE if keep_tabs else _UNSAFE_IN_A_LABEL).sub(_stand_in, text)

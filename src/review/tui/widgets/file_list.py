@@ -47,7 +47,9 @@ class _Folder:
     entries: dict[str, _Folder | int] = field(default_factory=dict)
 
     def folder(self, name: str) -> _Folder:
-        entry = self.entries.setdefault(name + "/", _Folder())
+        entry = self.entries.get(name + "/")
+        if entry is None:
+            entry = self.entries[name + "/"] = _Folder()
         assert isinstance(entry, _Folder)
         return entry
 
