@@ -22,7 +22,7 @@ import os
 import threading
 from collections.abc import Mapping
 from concurrent.futures import Future
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from review.repo import scope
@@ -87,7 +87,7 @@ def remember(worktree: Worktree, sides: Sides, diff: Diff, read_at: float) -> No
     for file in diff.files:
         found = key(worktree, sides, file.record, read_at)
         if found is not None:
-            known[found] = astuple(file.counts)
+            known[found] = file.counts
     write_cache(cache_file(worktree), json.dumps({"schema": _SCHEMA, "files": known}).encode())
     write_cache(_size_file(worktree), str(sum(f.patch_size for f in diff.files)).encode())
 
