@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from rich.style import Style
 
@@ -66,7 +66,7 @@ def plain_palette() -> Palette:
     """The view's palette without a colour, for tests that draw rows and read only their text."""
     plain = Style()
     return Palette(
-        **{spec.name: plain for spec in fields(Palette) if spec.name not in ("syntax", "status")},
+        **{name: plain for name in Palette._fields if name not in ("syntax", "status")},
         syntax=lambda token: plain,
         status=lambda status: plain,
     )

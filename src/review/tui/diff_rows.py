@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from typing import NamedTuple
 
 from pygments.token import _TokenType
 from rich.cells import cell_len
@@ -36,8 +37,7 @@ from review.tui.layout import (
 )
 
 
-@dataclass(frozen=True)
-class Palette:
+class Palette(NamedTuple):
     """The styles rows are drawn with, read from the view's component classes."""
 
     context: Style
@@ -57,8 +57,7 @@ class Palette:
     status: Callable[[Status], Style]
 
 
-@dataclass(frozen=True)
-class HunkColours:
+class HunkColours(NamedTuple):
     """Syntax tokens of a hunk's lines, by line index, for each side."""
 
     old: dict[int, list[Token]]

@@ -14,8 +14,8 @@ import math
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from enum import IntEnum
+from typing import NamedTuple
 
 from rich.cells import cell_len
 
@@ -53,8 +53,7 @@ class RowKind(IntEnum):
     agent's note on the whole change is drawn above the first file, as part of its rows."""
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(NamedTuple):
     """What one row of the view shows."""
 
     kind: RowKind
@@ -76,8 +75,7 @@ FOLLOW_DISTANCE = 200
 """How far (in lines) a place follows its line of code after the file changed around it."""
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
     """A position that outlives a layout: a file, and a line number on each side when on a line."""
 
     path: str
@@ -90,8 +88,7 @@ class Place:
     lines are added or removed above it."""
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(NamedTuple):
     """Lines of one side of one file, chosen to comment on."""
 
     file: int

@@ -12,7 +12,6 @@ import re
 import threading
 from bisect import bisect_right
 from collections.abc import Collection, Sequence
-from dataclasses import fields
 
 from pygments.token import _TokenType
 from rich.segment import Segment
@@ -904,9 +903,9 @@ class DiffView(ScrollView, can_focus=True):
             modified = style("diff-view--status-modified")
             # each plain style of the palette is the component class of the same name
             plain = {
-                item.name: style("diff-view--" + item.name.replace("_", "-"))
-                for item in fields(Palette)
-                if item.name not in ("syntax", "status")
+                name: style("diff-view--" + name.replace("_", "-"))
+                for name in Palette._fields
+                if name not in ("syntax", "status")
             }
             self._palette = Palette(
                 **plain,
