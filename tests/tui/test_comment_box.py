@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 import pytest
 from rich.style import Style
 
 from review.state.model import Comment, Reply
 from review.tui.comment_box import INDENT, BoxStyles, box_lines
 
-STYLES = BoxStyles(**{f.name: Style(color="red") for f in fields(BoxStyles)})
+STYLES = BoxStyles(**{name: Style(color="red") for name in BoxStyles._fields})
 
 BODIES = [
     "short",

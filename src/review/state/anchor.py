@@ -19,9 +19,9 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 from review.state.model import Anchor, AnchorState
 
@@ -58,8 +58,7 @@ _Match = tuple[int, int, int]
 """A run of lines the old and new text have in common: (old start, new start, length)."""
 
 
-@dataclass(frozen=True)
-class Located:
+class Located(NamedTuple):
     """Where a comment's code is in the file as it is now."""
 
     line: int | None
@@ -162,8 +161,7 @@ class _File:
         return all(self.lines[start + k].rstrip() == text for k, text in enumerate(block))
 
 
-@dataclass(frozen=True)
-class _Index:
+class _Index(NamedTuple):
     """A file's lines without indentation, and where each occurs."""
 
     loose: list[str]
@@ -181,8 +179,7 @@ def _index(lines: tuple[str, ...]) -> _Index:
     return _Index(loose, dict(positions))
 
 
-@dataclass(frozen=True)
-class _Support:
+class _Support(NamedTuple):
     """How much of the context around a place is as it was."""
 
     telling: int
@@ -225,8 +222,7 @@ class _Context:
         return start == origin and not self.telling and support.total == len(self.lines)
 
 
-@dataclass(frozen=True)
-class _Candidate:
+class _Candidate(NamedTuple):
     """A place where the commented lines stand unchanged."""
 
     start: int
@@ -326,8 +322,7 @@ def _telling(line: str) -> bool:
     return any(character.isalnum() for character in line)
 
 
-@dataclass(frozen=True)
-class _Alignment:
+class _Alignment(NamedTuple):
     """One way of matching the old text, context included, to a window of the file."""
 
     matches: list[_Match]
@@ -341,8 +336,7 @@ class _Alignment:
     """How many of the matched lines have a letter or a digit."""
 
 
-@dataclass(frozen=True)
-class _Followed:
+class _Followed(NamedTuple):
     """Where the old text, context included, matches the file best."""
 
     located: Located

@@ -8,7 +8,7 @@ so the agent's words never pass for the reviewer's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from rich.console import Console
 from rich.style import Style
@@ -41,8 +41,7 @@ _SETTLED = ("resolved", "wontfix", "dismissed")
 NOTE_LABEL = "agent note"
 
 
-@dataclass(frozen=True)
-class BoxStyles:
+class BoxStyles(NamedTuple):
     border: Style
     text: Style
     code: Style

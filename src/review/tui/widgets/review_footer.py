@@ -14,7 +14,7 @@ away from a desk, with short names; they are laid out whole on as many rows as t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -29,8 +29,7 @@ PINNED = ("overview", "help", "quit")
 help and quit."""
 
 
-@dataclass(frozen=True)
-class _Key:
+class _Key(NamedTuple):
     key: str
     """The key pressed when the reviewer clicks it."""
     display: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -51,8 +51,7 @@ class _Facts:
     unsaved: int = 0
 
 
-@dataclass(frozen=True)
-class _Part:
+class _Part(NamedTuple):
     text: Text
     rank: int | None = None
     """When it gives way to a narrow terminal (lower goes first); None: it always stays."""
