@@ -8,13 +8,14 @@ import pickle
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from review import __version__
 from review.agents.tmux import KNOWN_AGENTS, Tmux, agent_panes
+from review.background import in_a_thread
 from review.errors import DeliveryFailed, ReviewError
 from review.overview.radar import Radar
 from review.overview.rows import Repository, Row, default_of, finish, open_repository, start
@@ -96,7 +97,7 @@ class Overview:
         except OSError:  # no process to spare: read here, in a thread
             os.close(readable)
             os.close(writable)
-            return in_a_thread(self.read_all)
+            return in_a_thread(self.read_all, "review-overview-read")
         if child == 0:  # pragma: no cover (the child's coverage is not collected)
             os.close(readable)
             try:
@@ -217,20 +218,6 @@ def status_json(repo: str | None, default_branch: str | None, rows: Iterable[Row
         "default_branch": default_branch,
         "worktrees": [row_json(row) for row in rows],
     }
-
-
-def in_a_thread(read: Callable[[], list[Row]]) -> Future[list[Row]]:
-    """Start `read` in a thread of its own; its outcome in a future."""
-    done: Future[list[Row]] = Future()
-
-    def run() -> None:
-        try:
-            done.set_result(read())
-        except BaseException as error:  # for whoever waits for the rows
-            done.set_exception(error)
-
-    threading.Thread(target=run, name="review-overview-read", daemon=True).start()
-    return done
 
 
 def queue(rows: Iterable[Row]) -> list[Row]:

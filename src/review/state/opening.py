@@ -8,6 +8,7 @@ import time
 from concurrent.futures import Future
 from typing import NamedTuple
 
+from review.background import in_a_thread
 from review.repo import highlight, scope
 from review.repo.diff import Diff
 from review.repo.git import Worktree, find_worktree
@@ -104,14 +105,9 @@ def open_apart(path: str, chosen: Scope, *, from_counts: bool = True) -> Future[
     resolve the scope then run alongside the imports rather than before them. The future raises
     what `find_worktree` and `read_apart` raise (not a repository, a bad revision), for the
     caller to say before any screen is shown."""
-    opened: Future[tuple[Worktree, FirstDiff]] = Future()
 
-    def find() -> None:
-        try:
-            worktree = find_worktree(path)
-            opened.set_result((worktree, read_apart(worktree, chosen, from_counts=from_counts)))
-        except Exception as error:
-            opened.set_exception(error)
+    def find() -> tuple[Worktree, FirstDiff]:
+        worktree = find_worktree(path)
+        return worktree, read_apart(worktree, chosen, from_counts=from_counts)
 
-    threading.Thread(target=find, name="review-find", daemon=True).start()
-    return opened
+    return in_a_thread(find, "review-find")

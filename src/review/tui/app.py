@@ -442,7 +442,7 @@ def make_overview_app(
     leave the live updates and the review screens' file watchers off, and `now` to stop the clock
     the ages are measured with.
     """
-    from review.overview.status import in_a_thread
+    from review.background import in_a_thread
 
     return ReviewApp(
         None,
@@ -450,7 +450,7 @@ def make_overview_app(
         config or Config(),
         watch=watch,
         overview=overview,
-        first_rows=first or (in_a_thread(overview.read_rows) if overview is not None else None),
+        first_rows=first or (in_a_thread(overview.read_rows, "review-overview-read") if overview is not None else None),
         now=now,
         hosts=hosts,
     )
