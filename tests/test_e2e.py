@@ -300,6 +300,52 @@ def test_the_file_lists_cursor_is_drawn_on_one_row_as_it_moves(terminal: Termina
     terminal.wait_for("A test_currency.py +9 −0 ✓")
 
 
+def test_the_diffs_scrollbar_follows_the_keys_and_the_mouse(terminal: Terminal, tmp_path: Path) -> None:
+    # The diff draws its scrollbar itself, in its last two columns: the terminal shows the thumb
+    # where the diff is, and a press on the bar or a drag of the thumb, sent as a terminal sends
+    # the mouse (SGR mouse reports), scrolls the diff.
+    repo = tmp_path / "long"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "notes.txt").write_text("".join(f"note {n}\n" for n in range(1, 131)))
+    terminal.env["COLORTERM"] = "truecolor"
+    open_review(terminal, str(repo))
+    terminal.wait_for("A notes.txt")
+    terminal.settled()
+    bar = 119  # the terminal's last column: 120 wide
+
+    def thumb() -> list[int]:
+        shown = terminal.backgrounds(reverse=True)
+        return [row for row, cells in enumerate(shown) if len(cells) > bar and cells[bar] == colour]
+
+    # the thumb at the top: some 9 rows of the 34 the diff shows of its 132
+    colour = terminal.backgrounds(reverse=True)[1][bar]
+    assert terminal.backgrounds(reverse=True)[30][bar] != colour
+    at_top = thumb()
+    assert at_top[0] == 1 and 7 <= len(at_top) <= 10, at_top
+    terminal.keys("Space")  # a page down
+    terminal.settled()
+    paged = thumb()
+    assert paged[0] > at_top[0] + 5, paged
+
+    def mouse(button: int, column: int, row: int, pressed: bool = True) -> None:
+        terminal.literal(f"\x1b[<{button};{column + 1};{row + 1}{'M' if pressed else 'm'}")
+
+    mouse(0, bar, 33)  # a press below the thumb: a page further
+    mouse(0, bar, 33, pressed=False)
+    terminal.settled()
+    further = thumb()
+    assert further[0] > paged[0] + 5, further
+    mouse(0, bar, further[2])  # the thumb dragged back up, past the top
+    mouse(32, bar, 10)
+    mouse(32, bar, 0)
+    mouse(0, bar, 0, pressed=False)
+    terminal.settled()
+    assert thumb()[0] == 1
+    assert "▾ A notes.txt" in terminal.screen().splitlines()[1]
+    terminal.keys("q")
+
+
 def test_opened_again_the_first_screen_has_the_same_colours_from_those_remembered(
     terminal: Terminal, tmp_path: Path
 ) -> None:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import uuid
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 
@@ -57,18 +58,20 @@ class Terminal:
         """The screen's text; `joined`, with the lines a shell wrapped at its edge made one again."""
         return self.tmux("capture-pane", "-p", *(["-J"] if joined else []), "-t", "main")
 
-    def backgrounds(self) -> list[list[str | None]]:
-        """Each row's background colour cell by cell, as the terminal shows it (`capture-pane
-        -e`): "r;g;b" for a true colour, "5;n" for a palette one, None for the default."""
+    def backgrounds(self, *, reverse: bool = False) -> list[list[str | None]]:
+        """Each row's background colour cell by cell (`capture-pane -e`, blank cells at the end
+        included): "r;g;b" for a true colour, "5;n" for a palette one, None for the default.
+        With `reverse`, as the terminal shows it: a cell in reverse video shows its foreground
+        colour there (a scrollbar's thumb, say)."""
         rows = []
-        for line in self.tmux("capture-pane", "-e", "-p", "-t", "main").split("\n"):
+        for line in self.tmux("capture-pane", "-e", "-N", "-p", "-t", "main").split("\n"):
             cells: list[str | None] = []
-            background: str | None = None
+            colours = _Colours()
             for escape, text in _SGR.findall(line):
                 if escape:
-                    background = _background_after(escape, background)
+                    colours = colours.after(escape)
                 else:
-                    cells.extend([background] * len(text))
+                    cells.extend([colours.shown_behind if reverse else colours.background] * len(text))
             rows.append(cells)
         return rows
 
@@ -139,22 +142,43 @@ _SGR = re.compile(r"\x1b\[([\d;]*)m|([^\x1b]+)")
 _SGR_ONLY = re.compile(r"\x1b\[[\d;]*m")
 
 
-def _background_after(parameters: str, background: str | None) -> str | None:
-    """The background colour after one SGR escape sequence's parameters."""
-    codes = parameters.split(";") if parameters else ["0"]
-    index = 0
-    while index < len(codes):
-        code = codes[index]
-        if code in ("0", "", "49"):
-            background = None
-        elif code in ("38", "48") and index + 1 < len(codes):
-            # a true colour (2;r;g;b) or a palette colour (5;n)
-            length = 4 if codes[index + 1] == "2" else 2
-            if code == "48":
-                colour = codes[index + 2 : index + length + 1]
-                background = ";".join(colour) if length == 4 else "5;" + ";".join(colour)
-            index += length
-        elif re.fullmatch(r"4[0-7]|10[0-7]", code):
-            background = "ansi;" + code
-        index += 1
-    return background
+@dataclass(frozen=True)
+class _Colours:
+    """The colours and reverse video an SGR escape sequence leaves on (None: the default)."""
+
+    foreground: str | None = None
+    background: str | None = None
+    reverse: bool = False
+
+    @property
+    def shown_behind(self) -> str | None:
+        return self.foreground if self.reverse else self.background
+
+    def after(self, parameters: str) -> _Colours:
+        """The colours after one SGR escape sequence's parameters."""
+        codes = parameters.split(";") if parameters else ["0"]
+        colours = self
+        index = 0
+        while index < len(codes):
+            code = codes[index]
+            if code in ("0", ""):
+                colours = _Colours()
+            elif code == "39":
+                colours = replace(colours, foreground=None)
+            elif code == "49":
+                colours = replace(colours, background=None)
+            elif code in ("7", "27"):
+                colours = replace(colours, reverse=code == "7")
+            elif code in ("38", "48") and index + 1 < len(codes):
+                # a true colour (2;r;g;b) or a palette colour (5;n)
+                length = 4 if codes[index + 1] == "2" else 2
+                parts = codes[index + 2 : index + length + 1]
+                colour = ";".join(parts) if length == 4 else "5;" + ";".join(parts)
+                colours = replace(colours, **{"foreground" if code == "38" else "background": colour})
+                index += length
+            elif re.fullmatch(r"4[0-7]|10[0-7]", code):
+                colours = replace(colours, background="ansi;" + code)
+            elif re.fullmatch(r"3[0-7]|9[0-7]", code):
+                colours = replace(colours, foreground="ansi;" + code)
+            index += 1
+        return colours

@@ -140,6 +140,6 @@ async def test_a_diff_whose_lines_fit_has_no_horizontal_scrollbar(agent_worktree
         await pilot.pause()
         view = pilot.app.screen.query_one(DiffView)
         assert view.diff_layout is not None
-        assert view.scrollable_content_region.width == 88
+        assert view.diff_layout.width == 88  # beside the diff's own scrollbar, two cells wide
         assert view.diff_layout.widest == fits
-        assert (view.virtual_size.width, view.show_horizontal_scrollbar) == (88, False)
+        assert (view.max_scroll_x, view.show_horizontal_scrollbar) == (0, False)

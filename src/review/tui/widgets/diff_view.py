@@ -38,6 +38,7 @@ from review.tui.compact import WIDTH as COMPACT_BELOW
 from review.tui.diff_rows import HunkColours, Palette, RowContext, render_row
 from review.tui.first_frame import LaidOnce, show_scrollbars, size_to_come
 from review.tui.layout import Layout, Place, Row, RowKind, Selection, search_pattern
+from review.tui.scroll_bar import ScrollBar
 
 # How long the view is still before it prepares the places the next keys lead to.
 PREFETCH_DELAY = 0.05
@@ -111,6 +112,7 @@ class DiffView(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     DiffView {
         background: $surface;
+        overflow-y: hidden;  /* its scrollbar is its own (`ScrollBar`) */
         scrollbar-size-horizontal: 1;
         & > .diff-view--context { color: $foreground; }
         & > .diff-view--added { background: $success 15%; }
@@ -198,6 +200,7 @@ class DiffView(ScrollView, can_focus=True):
         self._ahead: list[int] = []
         """The first rows of the screens to draw ahead (see `_prefetch`)."""
         self._laid_out = LaidOnce()
+        self._bar = ScrollBar(self)
         self._palette: Palette | None = None
         self._matches: tuple[Layout, re.Pattern[str], list[int]] | None = None
         """The rows the search matches, for the layout and search they were found in."""
@@ -284,10 +287,9 @@ class DiffView(ScrollView, can_focus=True):
         if layout is None:
             return
         container = self.container_size or size_to_come(self)
-        # the text is as wide as the room a vertical scrollbar leaves, if the rows need one
-        vertical = layout.total > container.height
-        width = container.width - self.styles.scrollbar_size_vertical * vertical
-        size = Size(width + layout.overflow(width), layout.total)
+        # the text is as wide as the room the scrollbar leaves, if the rows need one
+        width = container.width - self._bar.width * (layout.total > container.height)
+        size = Size(container.width + layout.overflow(width), layout.total)
         if not self.container_size:
             self.set_reactive(DiffView.virtual_size, size)
             show_scrollbars(self, container)
@@ -297,12 +299,15 @@ class DiffView(ScrollView, can_focus=True):
             self.virtual_size = size
 
     def _text_width(self) -> int:
-        """The width of the diff's text area, with room for a vertical scrollbar (a diff is
+        """The width the diff's rows are laid out in, with room for the scrollbar (a diff is
         mostly longer than a screen); before the diff is laid out, in the room it will have."""
-        if self.show_vertical_scrollbar and self.container_size:
-            return self.scrollable_content_region.width
         container = self.container_size or size_to_come(self)
-        return max(1, container.width - self.styles.scrollbar_size_vertical)
+        return max(1, container.width - self._bar.width)
+
+    @property
+    def allow_vertical_scroll(self) -> bool:
+        # (Textual's own test is whether its scrollbar shows, and this view draws its own)
+        return self.is_scrollable
 
     def show_comments(self, comments: Sequence[Comment]) -> None:
         """Draw these comments under their lines (keeping the cursor's place)."""
@@ -320,7 +325,7 @@ class DiffView(ScrollView, can_focus=True):
         return None
 
     def _box(self, comment: Comment) -> list[Text]:
-        width = self.scrollable_content_region.width or 80
+        width = self._bar.room() or 80
         # Everything the box shows is in the comment: a time is no key, since a reply or an
         # edit in the same second as the comment keeps it.
         key = (repr(comment), width)
@@ -595,16 +600,6 @@ class DiffView(ScrollView, can_focus=True):
     def watch_split(self) -> None:
         self.relayout()
 
-    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
-        # Wrapped rows are as wide as the room beside the scrollbar, which came or went after
-        # they were laid out (a diff first shown wrapped, on a small screen): lay them out again.
-        if (
-            self.wrap
-            and self.diff_layout is not None
-            and self.diff_layout.width != self.scrollable_content_region.width
-        ):
-            self.call_after_refresh(self.relayout)
-
     def watch_wrap(self) -> None:
         self.scroll_to(x=0, animate=False, immediate=True)
         self.relayout()
@@ -690,7 +685,7 @@ class DiffView(ScrollView, can_focus=True):
         if not self._ahead or rows is None:
             return
         start = self._ahead.pop(0)
-        width = self.scrollable_content_region.width
+        width = self._bar.room()
         for row in rows.ready_rows(start, self.scrollable_content_region.height):
             if row.kind is not RowKind.COMMENT:
                 self._row_strip(row, width)
@@ -710,7 +705,7 @@ class DiffView(ScrollView, can_focus=True):
             return False
         changed = super()._size_updated(size, virtual_size, container_size, layout)
         if self.diff_layout is not None and changed:
-            if self.wrap and self.diff_layout.width != self.scrollable_content_region.width:
+            if self.wrap and self.diff_layout.width != self._text_width():
                 self._relayout(self.diff_layout.place(self.cursor) if self.diff_layout.total else None, quiet=True)
             else:
                 self._build_on_screen()
@@ -731,11 +726,7 @@ class DiffView(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         # Mostly done already, as the size was set (`_size_updated`); the drawn rows are kept
         # by width, so none of them needs drawing again.
-        if (
-            self.wrap
-            and self.diff_layout is not None
-            and self.diff_layout.width != self.scrollable_content_region.width
-        ):
+        if self.wrap and self.diff_layout is not None and self.diff_layout.width != self._text_width():
             self.relayout()
         else:
             self._sync_size()
@@ -743,16 +734,35 @@ class DiffView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._palette = None
+        self._bar.forget_looks()
         self._box_styles = None
         self._boxes.clear()
         self._strips.clear()
 
     def on_click(self, event: events.Click) -> None:
-        if self.diff_layout is not None and self.diff_layout.total:
+        if self.diff_layout is not None and self.diff_layout.total and not self._bar.takes(event):
             self.go_to(self.scroll_offset.y + event.y)
 
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        if self._bar.press(event):
+            event.stop()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self._bar.move(event)
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        if self._bar.release():
+            event.stop()
+
+    def on_leave(self, event: events.Leave) -> None:
+        self._bar.leave()
+
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        return self._bar.beside(self._line(y), y)
+
+    def _line(self, y: int) -> Strip:
+        """Line `y` of the view, short of its scrollbar."""
+        width = self._bar.room()
         index = self.scroll_offset.y + y
         layout = self.diff_layout
         if layout is None or not layout.total:

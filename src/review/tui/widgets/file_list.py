@@ -24,7 +24,8 @@ from textual.strip import Strip
 
 from review.repo.diff import Diff, FileDiff, Status
 from review.repo.text import visible
-from review.tui.first_frame import LaidOnce, show_scrollbars, size_to_come
+from review.tui.first_frame import LaidOnce, size_to_come
+from review.tui.scroll_bar import ScrollBar
 
 _STATUS_COLOUR = {
     Status.ADDED: "green",
@@ -37,6 +38,8 @@ _STATUS_COLOUR = {
 }
 
 _FOLDED, _UNFOLDED = "▶ ", "▼ "
+_GAP = 1
+"""A blank cell between the rows and the scrollbar."""
 _BRANCH, _LAST, _ALONG, _PAST = "├ ", "└ ", "│ ", "  "
 
 
@@ -92,8 +95,7 @@ class FileList(ScrollView, can_focus=True):
     FileList {
         background: $surface;
         color: $foreground;
-        padding: 0 1 0 0;
-        overflow-x: hidden;
+        overflow: hidden;  /* its scrollbar is its own (`ScrollBar`), a blank cell before it */
         & > .file-list--guides { color: $surface-lighten-2; }
         & > .file-list--cursor {
             text-style: $block-cursor-blurred-text-style;
@@ -142,6 +144,9 @@ class FileList(ScrollView, can_focus=True):
         """The row under the mouse."""
         self._strips: LRUCache[tuple[object, ...], tuple[Strip, int, int]] = LRUCache(1024)
         self._laid_out = LaidOnce()
+        self._bar = ScrollBar(self)
+        self._blanks: dict[tuple[int, Style], Strip] = {}
+        """The line below the last row, as wide as the room, in the list's style."""
 
     # -- what it lists ---------------------------------------------------------------------------
 
@@ -283,15 +288,14 @@ class FileList(ScrollView, can_focus=True):
     # -- size ------------------------------------------------------------------------------------
 
     def _sync_size(self) -> None:
-        """Make the scrollable size the rows'; before the list is first laid out, with the
-        scrollbars it will have (see `review.tui.first_frame`)."""
+        """Make the scrollable size the rows'; before the list is first laid out, in the room it
+        will have (see `review.tui.first_frame`)."""
         container = self.container_size or size_to_come(self)
         size = Size(container.width, len(self._rows))
         if self.container_size:
             self.virtual_size = size
         else:
             self.set_reactive(FileList.virtual_size, size)
-            show_scrollbars(self, container)
 
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
         if self._laid_out.again(size, container_size, self.virtual_size):
@@ -308,12 +312,24 @@ class FileList(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._strips.clear()
+        self._bar.forget_looks()
+
+    @property
+    def allow_vertical_scroll(self) -> bool:
+        # (Textual's own test is whether its scrollbar shows, and this list draws its own)
+        return self.is_scrollable
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        return self._bar.beside(self._row_line(y), y)
+
+    def _row_line(self, y: int) -> Strip:
+        width = self._bar.room()
         row = self.scroll_offset.y + y
         if row >= len(self._rows):
-            return Strip.blank(width, self.rich_style)
+            key = (width, self.rich_style)
+            if key not in self._blanks:
+                self._blanks = {key: Strip.blank(width, self.rich_style)}
+            return self._blanks[key]
         index = self._rows[row]
         strip, start, end = self._strip(index, width)
         if index == self._cursor:
@@ -323,11 +339,13 @@ class FileList(ScrollView, can_focus=True):
             strip = Strip.join([strip.crop(0, start), label, strip.crop(end, width)])
         elif row == self._hover:
             hover = self.get_component_rich_style("file-list--hover")
-            strip = Strip(Segment.apply_style(strip, post_style=Style(bgcolor=hover.bgcolor)), width)
+            lit = Strip(Segment.apply_style(strip.crop(0, width - _GAP), post_style=Style(bgcolor=hover.bgcolor)))
+            strip = Strip.join([lit, strip.crop(width - _GAP, width)])
         return strip
 
     def _strip(self, index: int, width: int) -> tuple[Strip, int, int]:
-        """An entry's row `width` cells wide, and where its label starts and ends in it."""
+        """An entry's row `width` cells wide (its blank cell before the scrollbar included), and
+        where its label starts and ends in it."""
         entry = self._entries[index]
         folded = entry.folder in self._folded
         file = self._diff.files[entry.file] if entry.file >= 0 and self._diff is not None else None
@@ -343,7 +361,7 @@ class FileList(ScrollView, can_focus=True):
                 label = Text(_FOLDED if folded else _UNFOLDED) + Text(entry.name)
             else:
                 assert file is not None
-                label = _label(file, viewed, width - guides.cell_len)
+                label = _label(file, viewed, width - _GAP - guides.cell_len)
             segments = list(Text.assemble(guides, label).render(self.app.console))
             strip = Strip(Segment.apply_style(segments, base)).crop_extend(0, width, base)
             start = min(width, guides.cell_len)
@@ -356,7 +374,7 @@ class FileList(ScrollView, can_focus=True):
         if not 0 <= file < len(self._entry_of_file) or not self.display:
             return
         row = self._row_of(self._entry_of_file[file])
-        top, width = self._top_for(row), self.scrollable_content_region.width
+        top, width = self._top_for(row), self._bar.room()
         for shown in range(top, min(top + self.scrollable_content_region.height, len(self._rows))):
             self._strip(self._rows[shown], width)
 
@@ -417,14 +435,23 @@ class FileList(ScrollView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         row = self.scroll_offset.y + event.y
-        if 0 <= row < len(self._rows):
+        if 0 <= row < len(self._rows) and not self._bar.takes(event):
             self._move_to(self._rows[row])
             self.action_choose()
 
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        if self._bar.press(event):
+            event.stop()
+
     def on_mouse_move(self, event: events.MouseMove) -> None:
-        self._hover_on(self.scroll_offset.y + event.y)
+        self._hover_on(-1 if self._bar.move(event) else self.scroll_offset.y + event.y)
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        if self._bar.release():
+            event.stop()
 
     def on_leave(self, event: events.Leave) -> None:
+        self._bar.leave()
         self._hover_on(-1)
 
     def _hover_on(self, row: int) -> None:

@@ -1,0 +1,221 @@
+"""The vertical scrollbar of the diff and of the file list, drawn by the widget itself as the last
+cell of each of its lines.
+
+Textual's scrollbar is a widget of its own, drawn again whole, line by line, whenever its widget
+scrolls: a key that scrolls the diff and the file list (`n`, to the next comment) drew about 150
+lines where 75 changed, and took twice as long (19 ms against 10, the median on a huge diff). A
+cell more on each line the widget draws anyway costs next to nothing.
+
+It looks as Textual's does (the widget's `scrollbar-*` styles, a thumb placed to an eighth of a
+cell) and answers the mouse as it does: a press above or below the thumb scrolls a page, the thumb
+is dragged, and the wheel scrolls the widget.
+"""
+
+from __future__ import annotations
+
+from math import ceil
+from typing import NamedTuple
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.cache import LRUCache
+from textual.color import Color
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+_LOWER = " ▁▂▃▄▅▆▇"
+"""A cell's lower part filled, by eighths."""
+
+
+class Thumb(NamedTuple):
+    """Where the thumb starts and ends, in eighths of a cell from the top of the bar."""
+
+    start: int
+    end: int
+
+    @property
+    def cells(self) -> range:
+        """The cells the thumb covers, a part of one included."""
+        return range(self.start // 8, (self.end + 7) // 8)
+
+
+def thumb(total: int, height: int, top: int) -> Thumb | None:
+    """The thumb of a bar `height` cells long, for `height` rows shown of `total` from row `top`;
+    None when every row is shown. (Worked out as Textual works out its own, in the same order,
+    so that both look the same to the cell.)"""
+    if height <= 0 or total <= height:
+        return None
+    length = max(1, height / (total / height))
+    at = (height - length) * (top / (total - height))
+    start = int(at * 8)
+    return Thumb(start, start + ceil(length * 8))
+
+
+class _Looks(NamedTuple):
+    track: Style
+    thumb: Style
+    head: Style
+    """A cell whose lower part is the thumb's top."""
+    tail: Style
+    """A cell whose upper part is the thumb's bottom (a lower block, reversed)."""
+
+
+class ScrollBar:
+    """The vertical scrollbar of a line-API ScrollView whose overflow is hidden: the widget draws
+    its lines `room()` cells wide, each `beside` the bar, and gives the bar its mouse events
+    first."""
+
+    def __init__(self, widget: ScrollView) -> None:
+        self._widget = widget
+        self._hover = False
+        self._grabbed: tuple[int, int] | None = None
+        """Where the mouse grabbed the thumb (its row on the screen) and the row then on top."""
+        self._dragged = False
+        """Whether the last press was on the thumb: the click that ends it is the bar's."""
+        self._looks: dict[tuple[str, Color, Color], _Looks] = {}
+        self._cells: dict[tuple[str, Style], Strip] = {}
+        """The bar's cells, by glyphs and style: each is made once."""
+        self._joined: LRUCache[tuple[int, int], tuple[Strip, Strip]] = LRUCache(512)
+        """Lines with their cell, by the ids of both (and the line, which keeps its id its own)."""
+
+    # -- what is drawn ---------------------------------------------------------------------------
+
+    @property
+    def width(self) -> int:
+        """The cells the bar takes at the right of the widget's lines, when they need one: its
+        `scrollbar-size-vertical`, as Textual's would."""
+        return self._widget.styles.scrollbar_size_vertical
+
+    def shown(self) -> bool:
+        """Whether the widget has more rows than it shows, and so a bar."""
+        return self._widget.virtual_size.height > self._widget.scrollable_content_region.height
+
+    def room(self) -> int:
+        """The cells of each line left for the widget's own content."""
+        width = self._widget.scrollable_content_region.width
+        return max(0, width - self.width) if self.shown() else width
+
+    def beside(self, line: Strip, y: int) -> Strip:
+        """`line` with the bar's cell on row `y` after it, when the widget has a bar. The same
+        line and cell give the same strip: Textual keeps what it makes of a strip (cropped,
+        filtered) on the strip, so that a line drawn again as it was costs next to nothing."""
+        if not self.shown():
+            return line
+        cell = self.cell(y)
+        key = (id(line), id(cell))
+        found = self._joined.get(key)
+        if found is None:
+            found = self._joined[key] = (line, Strip.join([line, cell]))
+        return found[1]
+
+    def cell(self, y: int) -> Strip:
+        """The bar's cell on the widget's line `y`."""
+        widget = self._widget
+        found = thumb(widget.virtual_size.height, widget.scrollable_content_region.height, widget.scroll_offset.y)
+        looks = self._current_looks()
+        glyph, style = " ", looks.track
+        if found is not None:
+            start, start_part = divmod(found.start, 8)
+            end, end_part = divmod(found.end, 8)
+            if y == end and end_part:
+                glyph, style = _LOWER[8 - end_part], looks.tail
+            elif y == start and start_part:
+                glyph, style = _LOWER[8 - start_part], looks.head
+            elif start <= y < end:
+                style = looks.thumb
+        key = (glyph * self.width, style)
+        strip = self._cells.get(key)
+        if strip is None:
+            strip = self._cells[key] = Strip([Segment(glyph * self.width, style)], self.width)
+        return strip
+
+    def _current_looks(self) -> _Looks:
+        styles = self._widget.styles
+        if self._grabbed is not None:
+            state, background, colour = "active", styles.scrollbar_background_active, styles.scrollbar_color_active
+        elif self._hover:
+            state, background, colour = "hover", styles.scrollbar_background_hover, styles.scrollbar_color_hover
+        else:
+            state, background, colour = "", styles.scrollbar_background, styles.scrollbar_color
+        key = (state, background, colour)
+        looks = self._looks.get(key)
+        if looks is None:
+            if background.a < 1:
+                background = self._widget.background_colors[0] + background
+            back, bar = background.rich_color, (background + colour).rich_color
+            looks = self._looks[key] = _Looks(
+                track=Style(bgcolor=back),
+                thumb=Style(color=bar, reverse=True),
+                head=Style(bgcolor=back, color=bar),
+                tail=Style(bgcolor=back, color=bar, reverse=True),
+            )
+        return looks
+
+    def forget_looks(self) -> None:
+        """Work the colours out again (the theme changed)."""
+        self._looks.clear()
+        self._cells.clear()
+        self._joined.clear()
+
+    # -- the mouse ---------------------------------------------------------------------------------
+
+    def _under(self, event: events.MouseEvent) -> bool:
+        return self.shown() and event.x >= self._widget.scrollable_content_region.width - self.width
+
+    def press(self, event: events.MouseDown) -> bool:
+        """Take a press on the bar: grab the thumb, or scroll a page towards the press. Whether
+        the press was the bar's."""
+        self._dragged = False
+        if not self._under(event):
+            return False
+        widget = self._widget
+        height = widget.scrollable_content_region.height
+        found = thumb(widget.virtual_size.height, height, widget.scroll_offset.y)
+        if found is not None and event.y in found.cells:
+            self._grabbed = (event.screen_y, widget.scroll_offset.y)
+            self._dragged = True
+            widget.capture_mouse()
+            widget.refresh()
+        else:
+            upwards = found is not None and event.y < found.cells.start
+            widget.scroll_to(y=widget.scroll_offset.y + (-height if upwards else height), animate=False)
+        return True
+
+    def takes(self, event: events.Click) -> bool:
+        """Whether a click is the bar's: on it, or ending a drag of its thumb (wherever the mouse
+        was let go), which is not a click on the widget's rows."""
+        return self._dragged or self._under(event)
+
+    def move(self, event: events.MouseMove) -> bool:
+        """Follow the mouse: drag the thumb it holds, or light the bar under it. Whether the move
+        was the bar's."""
+        widget = self._widget
+        if self._grabbed is not None:
+            grabbed_at, top = self._grabbed
+            height = widget.scrollable_content_region.height
+            if height:
+                rows_per_cell = widget.virtual_size.height / height
+                widget.scroll_to(y=top + (event.screen_y - grabbed_at) * rows_per_cell, animate=False)
+            return True
+        self._light(self._under(event))
+        return self._hover
+
+    def release(self) -> bool:
+        """Let go of the thumb; whether it was held."""
+        if self._grabbed is None:
+            return False
+        self._grabbed = None
+        self._widget.release_mouse()
+        self._widget.refresh()
+        return True
+
+    def leave(self) -> None:
+        """The mouse left the widget."""
+        if self._grabbed is None:
+            self._light(False)
+
+    def _light(self, hover: bool) -> None:
+        if hover != self._hover:
+            self._hover = hover
+            self._widget.refresh()
