@@ -106,6 +106,25 @@ async def test_the_file_lists_thumb_is_drawn_after_a_blank_cell_and_follows_its_
         assert bottom and bottom[-1] == files.scrollable_content_region.height - 1
 
 
+async def test_the_bar_measures_the_room_as_textual_does_with_and_without_a_sideways_scrollbar(
+    agent_worktree: Repo,
+) -> None:
+    # (the bar reads the room from the sizes Textual keeps, not from the region it walks to the
+    # screen for: both must agree, below a horizontal scrollbar too)
+    async with app_for(agent_worktree).run_test(size=(80, 12)) as pilot:
+        await settle(pilot)
+        view = pilot.app.screen.query_one(DiffView)
+        files = pilot.app.screen.query_one(FileList)
+        for wrapped in (False, True):
+            assert view.show_horizontal_scrollbar is not wrapped  # the long line scrolls sideways
+            for widget in (view, files):
+                region = widget.scrollable_content_region
+                assert widget._bar._room() == (region.width, region.height), widget
+            view.focus()
+            await pilot.press("w")
+            await pilot.pause()
+
+
 # -- the mouse --------------------------------------------------------------------------------
 
 
@@ -141,7 +160,7 @@ async def test_dragging_the_thumb_scrolls_the_diff_as_far_as_the_mouse_went(long
         assert abs(view.scroll_offset.y - expected) <= 1
         # the thumb drawn where the mouse holds it, in the colour of a held thumb
         held = view._bar._current_looks().thumb
-        assert held.color is not None and held.color != view._bar._looks[("", *_colours(view))].thumb.color
+        assert held.color is not None and held.color != view._bar._looks[""].thumb.color
         await pilot.hover(view, offset=(10, height - 1))  # dragged off the bar: it still follows
         await pilot.pause()
         assert view.scroll_offset.y == min(view.max_scroll_y, round((height - 1) * view.virtual_size.height / height))
@@ -151,10 +170,6 @@ async def test_dragging_the_thumb_scrolls_the_diff_as_far_as_the_mouse_went(long
         await pilot._post_mouse_events([events.Click], view, offset=(10, height - 1))
         await pilot.pause()
         assert view.cursor == cursor
-
-
-def _colours(view: DiffView) -> tuple[object, object]:
-    return view.styles.scrollbar_background, view.styles.scrollbar_color
 
 
 async def test_the_wheel_scrolls_the_diff_and_the_file_list(long_diff: Repo) -> None:
@@ -191,8 +206,8 @@ async def test_the_bar_lights_up_under_the_mouse(long_diff: Repo) -> None:
         await pilot.pause()
         lit = view._bar._current_looks().thumb.color
         assert lit is not None and lit.triplet is not None
-        assert lit != view._bar._looks[("", *_colours(view))].thumb.color
+        assert lit != view._bar._looks[""].thumb.color
         assert thumb_rows(pilot, view) == plain  # drawn in the lit colour, in the same place
         await pilot.hover(view, offset=(10, 5))
         await pilot.pause()
-        assert view._bar._current_looks() == view._bar._looks[("", *_colours(view))]
+        assert view._bar._current_looks() == view._bar._looks[""]

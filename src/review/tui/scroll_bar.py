@@ -20,7 +20,6 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.cache import LRUCache
-from textual.color import Color
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -73,7 +72,9 @@ class ScrollBar:
         """Where the mouse grabbed the thumb (its row on the screen) and the row then on top."""
         self._dragged = False
         """Whether the last press was on the thumb: the click that ends it is the bar's."""
-        self._looks: dict[tuple[str, Color, Color], _Looks] = {}
+        self._looks: dict[str, _Looks] = {}
+        """The bar's colours when still, under the mouse and held, as the widget's styles say
+        (forgotten when they change, `forget_looks`)."""
         self._cells: dict[tuple[str, Style], Strip] = {}
         """The bar's cells, by glyphs and style: each is made once."""
         self._joined: LRUCache[tuple[int, int], tuple[Strip, Strip]] = LRUCache(512)
@@ -87,32 +88,39 @@ class ScrollBar:
         `scrollbar-size-vertical`, as Textual's would."""
         return self._widget.styles.scrollbar_size_vertical
 
+    def _room(self) -> tuple[int, int]:
+        """The widget's room for its lines, in cells and rows: its `scrollable_content_region`,
+        which walks up to the screen each time it is asked for (a few times for every line)."""
+        widget = self._widget
+        container = widget.container_size
+        return container.width, container.height - widget.scrollbar_size_horizontal
+
     def shown(self) -> bool:
         """Whether the widget has more rows than it shows, and so a bar."""
-        return self._widget.virtual_size.height > self._widget.scrollable_content_region.height
+        return self._widget.virtual_size.height > self._room()[1]
 
     def room(self) -> int:
         """The cells of each line left for the widget's own content."""
-        width = self._widget.scrollable_content_region.width
-        return max(0, width - self.width) if self.shown() else width
+        width, height = self._room()
+        return max(0, width - self.width) if self._widget.virtual_size.height > height else width
 
     def beside(self, line: Strip, y: int) -> Strip:
         """`line` with the bar's cell on row `y` after it, when the widget has a bar. The same
         line and cell give the same strip: Textual keeps what it makes of a strip (cropped,
         filtered) on the strip, so that a line drawn again as it was costs next to nothing."""
-        if not self.shown():
+        _, height = self._room()
+        total = self._widget.virtual_size.height
+        if total <= height:
             return line
-        cell = self.cell(y)
+        cell = self._cell(y, thumb(total, height, self._widget.scroll_offset.y))
         key = (id(line), id(cell))
         found = self._joined.get(key)
         if found is None:
             found = self._joined[key] = (line, Strip.join([line, cell]))
         return found[1]
 
-    def cell(self, y: int) -> Strip:
-        """The bar's cell on the widget's line `y`."""
-        widget = self._widget
-        found = thumb(widget.virtual_size.height, widget.scrollable_content_region.height, widget.scroll_offset.y)
+    def _cell(self, y: int, found: Thumb | None) -> Strip:
+        """The bar's cell on the widget's line `y`, where the thumb is `found`."""
         looks = self._current_looks()
         glyph, style = " ", looks.track
         if found is not None:
@@ -131,20 +139,20 @@ class ScrollBar:
         return strip
 
     def _current_looks(self) -> _Looks:
-        styles = self._widget.styles
-        if self._grabbed is not None:
-            state, background, colour = "active", styles.scrollbar_background_active, styles.scrollbar_color_active
-        elif self._hover:
-            state, background, colour = "hover", styles.scrollbar_background_hover, styles.scrollbar_color_hover
-        else:
-            state, background, colour = "", styles.scrollbar_background, styles.scrollbar_color
-        key = (state, background, colour)
-        looks = self._looks.get(key)
+        state = "active" if self._grabbed is not None else "hover" if self._hover else ""
+        looks = self._looks.get(state)
         if looks is None:
+            styles = self._widget.styles
+            if state == "active":
+                background, colour = styles.scrollbar_background_active, styles.scrollbar_color_active
+            elif state == "hover":
+                background, colour = styles.scrollbar_background_hover, styles.scrollbar_color_hover
+            else:
+                background, colour = styles.scrollbar_background, styles.scrollbar_color
             if background.a < 1:
                 background = self._widget.background_colors[0] + background
             back, bar = background.rich_color, (background + colour).rich_color
-            looks = self._looks[key] = _Looks(
+            looks = self._looks[state] = _Looks(
                 track=Style(bgcolor=back),
                 thumb=Style(color=bar, reverse=True),
                 head=Style(bgcolor=back, color=bar),
@@ -153,7 +161,7 @@ class ScrollBar:
         return looks
 
     def forget_looks(self) -> None:
-        """Work the colours out again (the theme changed)."""
+        """Work the colours out again: the widget's styles changed (its theme, its focus)."""
         self._looks.clear()
         self._cells.clear()
         self._joined.clear()
@@ -161,7 +169,7 @@ class ScrollBar:
     # -- the mouse ---------------------------------------------------------------------------------
 
     def _under(self, event: events.MouseEvent) -> bool:
-        return self.shown() and event.x >= self._widget.scrollable_content_region.width - self.width
+        return self.shown() and event.x >= self._room()[0] - self.width
 
     def press(self, event: events.MouseDown) -> bool:
         """Take a press on the bar: grab the thumb, or scroll a page towards the press. Whether
@@ -170,7 +178,7 @@ class ScrollBar:
         if not self._under(event):
             return False
         widget = self._widget
-        height = widget.scrollable_content_region.height
+        _, height = self._room()
         found = thumb(widget.virtual_size.height, height, widget.scroll_offset.y)
         if found is not None and event.y in found.cells:
             self._grabbed = (event.screen_y, widget.scroll_offset.y)
@@ -193,7 +201,7 @@ class ScrollBar:
         widget = self._widget
         if self._grabbed is not None:
             grabbed_at, top = self._grabbed
-            height = widget.scrollable_content_region.height
+            _, height = self._room()
             if height:
                 rows_per_cell = widget.virtual_size.height / height
                 widget.scroll_to(y=top + (event.screen_y - grabbed_at) * rows_per_cell, animate=False)
