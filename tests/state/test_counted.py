@@ -22,9 +22,11 @@ from conftest import Repo
 from held_git import held, hold_git_at
 from review.repo import git, scope
 from review.repo.diff import Diff, FileDiff, records
+from review.repo.lines import FileReader, Side
 from review.repo.scope import Scope
-from review.state import counted
+from review.state import comments, counted
 from review.state.opening import FirstDiff, file_time, read_apart
+from review.state.store import Store
 
 SIXTY = 60
 COMMITTED = range(SIXTY // 2)
@@ -381,3 +383,45 @@ def test_the_records_come_before_git_has_written_the_patches(project: Repo, tmp_
     assert [paths for _, paths in found] == [(name(n),) for n in range(SIXTY)] + [("zz-held.txt",)]
     assert len(scope.read(worktree, sides, running=running).files) == SIXTY + 1
     assert held_still, "the records were read once git had written the whole diff"
+
+
+def test_the_comments_on_files_counted_before_are_not_looked_for_again(
+    sixty: Repo, remembered: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Opened again, a file known by its counts is unchanged since the last opening, which looked
+    # for its comments before it counted it: they are where that opening left them.
+    worktree = git.find_worktree(sixty.root)
+    store = Store(worktree.root)
+    for n in (40, 50):
+        lines_now = (sixty.root / name(n)).read_text().splitlines()
+        comments.add(store, comments.Where(name(n), line=5), f"look at {n}", "should", lines_now)
+    looked_for: list[str] = []
+    read = FileReader._read
+
+    def reading(self: FileReader, path: str, side: Side) -> list[str] | None:
+        looked_for.append(path)
+        return read(self, path, side)
+
+    monkeypatch.setattr(FileReader, "_read", reading)
+    assert opening(sixty).shown() is True
+    assert sorted(looked_for) == [name(40), name(50)]
+
+    looked_for.clear()
+    sixty.write(name(50), "a new first line\n" + lines(50, "working"))
+    again = opening(sixty)
+    assert again.shown() is True
+    assert looked_for == [name(50)]
+    review = again.first.anchoring.result(timeout=60)
+    placed = {comment.path: comment.line for comment in review.comments}
+    assert placed == {name(40): 5, name(50): 6}  # the changed file's comment followed its line
+
+
+def test_counts_are_not_remembered_when_the_comments_could_not_be_looked_for(sixty: Repo, remembered: None) -> None:
+    # (the next opening would take the comments on the files counted to be where they are)
+    worktree = git.find_worktree(sixty.root)
+    Store(worktree.root).path.parent.mkdir(parents=True, exist_ok=True)
+    Store(worktree.root).path.write_text("{not json")
+    first = opening(sixty)
+    assert first.shown() is True
+    assert first.first.anchoring.exception() is not None
+    assert not cache(sixty).exists()

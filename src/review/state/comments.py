@@ -184,11 +184,19 @@ def set_status(store: Store, id: str, status: CommentStatus) -> Comment:
     return store.update(change)
 
 
-def reanchor_on(store: Store, worktree: Worktree, old: str, diff: Diff, paths: Collection[str] | None = None) -> Review:
+def reanchor_on(
+    store: Store,
+    worktree: Worktree,
+    old: str,
+    diff: Diff,
+    paths: Collection[str] | None = None,
+    *,
+    unchanged: Collection[str] = (),
+) -> Review:
     """`reanchor` for a diff of `worktree` whose old side is `old`: the files as they are now, and
     the diff's renames."""
     renamed = {f.old_path: f.path for f in diff.files if f.status is Status.RENAMED and f.old_path}
-    return reanchor(store, FileReader(worktree, old), renamed, paths)
+    return reanchor(store, FileReader(worktree, old), renamed, paths, unchanged=unchanged)
 
 
 def reanchor(
@@ -196,17 +204,20 @@ def reanchor(
     read: Callable[[str, Side], list[str] | None],
     renames: dict[str, str],
     paths: Collection[str] | None = None,
+    *,
+    unchanged: Collection[str] = (),
 ) -> Review:
     """Find every comment's code again in the files as they are now, and record where it is.
 
     `read` gives a file's current lines on a side; `renames` maps old paths to new ones, so a
     comment follows its file when the agent renames it. With `paths`, only the comments on those
-    files are looked for (the files that changed: the others' comments are where they were).
+    files are looked for (the files that changed: the others' comments are where they were); the
+    comments on the files `unchanged` (since their comments were last looked for) are not.
     """
     review = store.read()
     found: dict[str, tuple[str, int | None, int | None, AnchorState]] = {}
     for comment in review.comments:
-        if comment.anchor is None or (paths is not None and comment.path not in paths):
+        if comment.anchor is None or (paths is not None and comment.path not in paths) or comment.path in unchanged:
             continue
         path = comment.path
         lines = read(side_path(comment), comment.side)

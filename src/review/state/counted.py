@@ -123,6 +123,9 @@ class Opened:
     """git reading the whole diff."""
     later: Future[Mapping[str, FileDiff]]
     """The whole diff by path, which the counted files take their patches from."""
+    unchanged: frozenset[str]
+    """The paths of the files counted before: unchanged since then, and since the comments on
+    them were last looked for (which that opening did before it counted them)."""
 
 
 def open_counted(worktree: Worktree, sides: Sides, read_at: float) -> tuple[Opened | None, Running]:
@@ -161,7 +164,8 @@ def open_counted(worktree: Worktree, sides: Sides, read_at: float) -> tuple[Open
             # git paired the files read alone otherwise (a rename, a copy): read the whole diff
             return None, running
         files.append(file)
-    return Opened(Diff(files=files, size=sum(f.patch_size for f in files)), running, later), running
+    unchanged = frozenset(record[1][-1] for record, counted in zip(found, counts, strict=True) if counted is not None)
+    return Opened(Diff(files=files, size=sum(f.patch_size for f in files)), running, later, unchanged), running
 
 
 def finish(worktree: Worktree, sides: Sides, opened: Opened, shown: threading.Event) -> tuple[Diff, bool]:

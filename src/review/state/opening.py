@@ -79,8 +79,9 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
             return
         colours.load(worktree)  # before the first screen asks for them
         reading.set_result(diff)
+        unchanged = opened.unchanged if opened is not None else frozenset()
         try:
-            anchoring.set_result(comments.reanchor_on(store, worktree, sides.old, diff))
+            anchoring.set_result(comments.reanchor_on(store, worktree, sides.old, diff, unchanged=unchanged))
         except Exception as error:
             anchoring.set_exception(error)
         try:
@@ -89,7 +90,9 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
                 diff, same = counted.finish(worktree, sides, opened, shown)
             checked.set_result(same)
             shown.wait(counted.WAIT_FOR_SCREEN)
-            counted.remember(worktree, sides, diff, started)
+            if anchoring.exception() is None:
+                # (a file counted is taken, next time, for one whose comments were looked for)
+                counted.remember(worktree, sides, diff, started)
             colours.save(worktree)
         except Exception as error:
             if not checked.done():
