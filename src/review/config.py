@@ -24,9 +24,10 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, NamedTuple
 
 from review.agents.viewer import PLACEMENTS, Placement
 from review.errors import BadConfig
@@ -38,12 +39,11 @@ if TYPE_CHECKING:
 _THEME_ALIASES = {"dark": "textual-dark", "light": "textual-light"}
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     theme: str = "textual-dark"
     syntax_theme: str | None = None
     split: bool = False
-    keys: dict[str, str] = field(default_factory=dict)
+    keys: Mapping[str, str] = MappingProxyType({})
     agents: tuple[str, ...] = ()
     """More program names that `review watch` recognises as agents."""
     notify: Notify = "auto"

@@ -15,9 +15,8 @@ import shlex
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Literal, NamedTuple, get_args
 
 from review.errors import DeliveryFailed
 
@@ -33,8 +32,7 @@ OPTION = "@review-viewer"
 """The pane option a viewer marks its pane with: "PID WORKTREE"."""
 
 
-@dataclass(frozen=True)
-class Opened:
+class Opened(NamedTuple):
     """The pane that shows the worktree's review after `open_beside`."""
 
     pane: str

@@ -515,8 +515,7 @@ def binary_paths(numstat: bytes) -> set[str]:
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class _Section:
+class _Section(NamedTuple):
     """One file's section of git's patch (two for a type change), as counted while reading."""
 
     start: int

@@ -10,10 +10,9 @@ import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
-from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from review.errors import BadRevision, GitFailed, GitTooOld, NotARepository, ReviewError
 
@@ -278,8 +277,7 @@ def _unprefixed(line: str) -> str:
     return line
 
 
-@dataclass(frozen=True)
-class Worktree:
+class Worktree(NamedTuple):
     """One working tree of a repository: the main one or a linked one."""
 
     root: Path
@@ -429,8 +427,7 @@ def empty_tree(worktree: Worktree) -> str:
     return run_git(worktree.root, "hash-object", "-t", "tree", "--stdin", input=b"").decode().strip()
 
 
-@dataclass(frozen=True)
-class WorktreeEntry:
+class WorktreeEntry(NamedTuple):
     """A worktree as `git worktree list` reports it."""
 
     path: Path
@@ -470,7 +467,7 @@ def list_worktrees(worktree: Worktree) -> list[WorktreeEntry]:
     if entries and not entries[0].bare and entries[0].path == worktree.common_dir:
         # git names a submodule's own working tree by its git folder (.git/modules/NAME): the
         # working tree is where that folder's core.worktree points.
-        entries[0] = replace(entries[0], path=_main_root(worktree))
+        entries[0] = entries[0]._replace(path=_main_root(worktree))
     return entries
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from bisect import bisect
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from review.errors import BadRevision
 from review.repo import git
@@ -18,8 +18,7 @@ from review.repo.diff import Diff, FileDiff, Status, binary_paths, parse, rename
 from review.repo.git import Worktree
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     """The reviewer's choice of what to compare; at most one field is set."""
 
     staged: bool = False
@@ -32,8 +31,7 @@ class Scope:
     """What changed since the reviewer last sent a review, uncommitted work included."""
 
 
-@dataclass(frozen=True)
-class Since:
+class Since(NamedTuple):
     """The review sent last: what `since_review` compares against. The review state knows it
     (`review.state.rounds.last_sent`); what is compared is a matter of git alone."""
 
@@ -42,8 +40,7 @@ class Since:
     """The commit recording the worktree as it was reviewed."""
 
 
-@dataclass(frozen=True)
-class Sides:
+class Sides(NamedTuple):
     """A scope resolved to concrete objects."""
 
     old: str

@@ -8,8 +8,7 @@ moment and both are kept.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from review import command
 from review.errors import CommentError
@@ -33,8 +32,7 @@ from review.state.model import (
 from review.state.store import Store
 
 
-@dataclass(frozen=True)
-class Where:
+class Where(NamedTuple):
     """The lines a comment is written on."""
 
     path: str

@@ -22,8 +22,8 @@ import os
 import threading
 from collections.abc import Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from review.repo import scope
 from review.repo.diff import SUBMODULE_MODE, Counts, Diff, FileDiff, Record, records
@@ -113,8 +113,7 @@ def key(worktree: Worktree, sides: Sides, record: Record, read_at: float) -> str
     return "\0".join((" ".join(meta), *paths, state))
 
 
-@dataclass
-class Opened:
+class Opened(NamedTuple):
     """A diff opened from what was counted: its files on the first screen read by git, the others
     known by their counts until git has read the whole diff (`finish`)."""
 

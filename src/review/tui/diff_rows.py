@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 from typing import NamedTuple
@@ -64,8 +63,7 @@ class HunkColours(NamedTuple):
     new: dict[int, list[Token]]
 
 
-@dataclass
-class RowContext:
+class RowContext(NamedTuple):
     """What drawing a row needs besides the row."""
 
     layout: Layout

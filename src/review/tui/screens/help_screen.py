@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from rich.text import Text
@@ -39,7 +40,7 @@ class HelpScreen(ModalScreen[None]):
     """
 
     def __init__(
-        self, groups: list[tuple[str, list[BindingType]]], keymap: dict[str, str], worktree: Path | None = None
+        self, groups: list[tuple[str, list[BindingType]]], keymap: Mapping[str, str], worktree: Path | None = None
     ) -> None:
         """A help screen listing `groups` of bindings, with the keys of `keymap` where remapped,
         under the path of the `worktree` reviewed."""

@@ -10,7 +10,7 @@ yet always stay, and a number or a word is never cut.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import ClassVar, NamedTuple
 
 from rich.cells import cell_len
@@ -35,8 +35,7 @@ _SHORT_NAME = 12
 _COUNTED = ("draft", "open", "addressed", "note")
 
 
-@dataclass(frozen=True)
-class _Facts:
+class _Facts(NamedTuple):
     worktree: str = ""
     branch: str = ""
     scope: str = ""
@@ -44,7 +43,7 @@ class _Facts:
     added: int = 0
     removed: int = 0
     viewed: int = 0
-    comments: Mapping[str, int] = field(default_factory=dict)
+    comments: Mapping[str, int] = MappingProxyType({})
     state: str = ""
     match: tuple[int, int] | None = None
     saving: int = 0
