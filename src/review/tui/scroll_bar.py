@@ -169,7 +169,8 @@ class ScrollBar:
     # -- the mouse ---------------------------------------------------------------------------------
 
     def _under(self, event: events.MouseEvent) -> bool:
-        return self.shown() and event.x >= self._room()[0] - self.width
+        width = self._room()[0]
+        return self.shown() and width - self.width <= event.x < width
 
     def press(self, event: events.MouseDown) -> bool:
         """Take a press on the bar: grab the thumb, or scroll a page towards the press. Whether

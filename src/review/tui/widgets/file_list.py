@@ -38,8 +38,6 @@ _STATUS_COLOUR = {
 }
 
 _FOLDED, _UNFOLDED = "▶ ", "▼ "
-_GAP = 1
-"""A blank cell between the rows and the scrollbar."""
 _BRANCH, _LAST, _ALONG, _PAST = "├ ", "└ ", "│ ", "  "
 
 
@@ -95,7 +93,8 @@ class FileList(ScrollView, can_focus=True):
     FileList {
         background: $surface;
         color: $foreground;
-        overflow: hidden;  /* its scrollbar is its own (`ScrollBar`), a blank cell before it */
+        padding: 0 1 0 0;
+        overflow: hidden;  /* its scrollbar is its own (`ScrollBar`), inside the padding */
         & > .file-list--guides { color: $surface-lighten-2; }
         & > .file-list--cursor {
             text-style: $block-cursor-blurred-text-style;
@@ -339,13 +338,11 @@ class FileList(ScrollView, can_focus=True):
             strip = Strip.join([strip.crop(0, start), label, strip.crop(end, width)])
         elif row == self._hover:
             hover = self.get_component_rich_style("file-list--hover")
-            lit = Strip(Segment.apply_style(strip.crop(0, width - _GAP), post_style=Style(bgcolor=hover.bgcolor)))
-            strip = Strip.join([lit, strip.crop(width - _GAP, width)])
+            strip = Strip(Segment.apply_style(strip, post_style=Style(bgcolor=hover.bgcolor)), width)
         return strip
 
     def _strip(self, index: int, width: int) -> tuple[Strip, int, int]:
-        """An entry's row `width` cells wide (its blank cell before the scrollbar included), and
-        where its label starts and ends in it."""
+        """An entry's row `width` cells wide, and where its label starts and ends in it."""
         entry = self._entries[index]
         folded = entry.folder in self._folded
         file = self._diff.files[entry.file] if entry.file >= 0 and self._diff is not None else None
@@ -361,7 +358,7 @@ class FileList(ScrollView, can_focus=True):
                 label = Text(_FOLDED if folded else _UNFOLDED) + Text(entry.name)
             else:
                 assert file is not None
-                label = _label(file, viewed, width - _GAP - guides.cell_len)
+                label = _label(file, viewed, width - guides.cell_len)
             segments = list(Text.assemble(guides, label).render(self.app.console))
             strip = Strip(Segment.apply_style(segments, base)).crop_extend(0, width, base)
             start = min(width, guides.cell_len)
