@@ -39,12 +39,12 @@ def app_for(repo: Repo):  # type: ignore[no-untyped-def]
 def thumb_rows(pilot: Pilot, widget: DiffView | FileList, padding: int = 0) -> list[int]:  # type: ignore[type-arg]
     """The widget's rows (from its top) whose scrollbar cells, `padding` cells from its right
     edge, the compositor drew in the thumb's colour, read from the screenshot."""
-    colour = widget._bar._current_looks().thumb.color
+    colour = widget.bar._current_looks().thumb.color
     assert colour is not None and colour.triplet is not None
     region = widget.region
     drawn = Drawn.of(pilot.app.export_screenshot())
     right = region.right - padding
-    bar = range(right - widget._bar.width, right)
+    bar = range(right - widget.bar.width, right)
     return [row - region.y for row in drawn.rows_coloured(colour.triplet.hex, bar) if row in range(*region.line_span)]
 
 
@@ -76,11 +76,11 @@ async def test_the_diffs_thumb_is_drawn_in_its_last_columns_and_follows_the_keys
         await settle(pilot)
         view = pilot.app.screen.query_one(DiffView)
         height = view.scrollable_content_region.height
-        assert view._bar.shown()
+        assert view.bar.shown()
         assert thumb_rows(pilot, view) == [0]
         # the rows leave the bar's columns alone
         assert view.render_line(0).cell_length == view.size.width
-        assert view.diff_layout is not None and view.diff_layout.width == view.size.width - view._bar.width
+        assert view.diff_layout is not None and view.diff_layout.width == view.size.width - view.bar.width
         await pilot.press("G")
         await pilot.pause()
         assert thumb_rows(pilot, view) == [height - 1]
@@ -93,7 +93,7 @@ async def test_the_file_lists_thumb_is_drawn_before_its_padding_and_follows_its_
     async with app_for(long_diff).run_test(size=SIZE) as pilot:
         await settle(pilot)
         files = pilot.app.screen.query_one(FileList)
-        assert files._bar.shown()
+        assert files.bar.shown()
         top = thumb_rows(pilot, files, padding=1)
         assert top and top[0] == 0
         assert files.render_line(0).cell_length == files.size.width
@@ -117,7 +117,7 @@ async def test_the_bar_measures_the_room_as_textual_does_with_and_without_a_side
             assert view.show_horizontal_scrollbar is not wrapped  # the long line scrolls sideways
             for widget in (view, files):
                 region = widget.scrollable_content_region
-                assert widget._bar._room() == (region.width, region.height), widget
+                assert widget.bar._room() == (region.width, region.height), widget
             view.focus()
             await pilot.press("w")
             await pilot.pause()
@@ -157,8 +157,8 @@ async def test_dragging_the_thumb_scrolls_the_diff_as_far_as_the_mouse_went(long
         expected = round(3 * view.virtual_size.height / height)
         assert abs(view.scroll_offset.y - expected) <= 1
         # the thumb drawn where the mouse holds it, in the colour of a held thumb
-        held = view._bar._current_looks().thumb
-        assert held.color is not None and held.color != view._bar._looks[""].thumb.color
+        held = view.bar._current_looks().thumb
+        assert held.color is not None and held.color != view.bar._looks[""].thumb.color
         await pilot.hover(view, offset=(10, height - 1))  # dragged off the bar: it still follows
         await pilot.pause()
         assert view.scroll_offset.y == min(view.max_scroll_y, round((height - 1) * view.virtual_size.height / height))
@@ -202,10 +202,10 @@ async def test_the_bar_lights_up_under_the_mouse(long_diff: Repo) -> None:
         plain = thumb_rows(pilot, view)
         await pilot.hover(view, offset=(view.size.width - 1, 5))
         await pilot.pause()
-        lit = view._bar._current_looks().thumb.color
+        lit = view.bar._current_looks().thumb.color
         assert lit is not None and lit.triplet is not None
-        assert lit != view._bar._looks[""].thumb.color
+        assert lit != view.bar._looks[""].thumb.color
         assert thumb_rows(pilot, view) == plain  # drawn in the lit colour, in the same place
         await pilot.hover(view, offset=(10, 5))
         await pilot.pause()
-        assert view._bar._current_looks() == view._bar._looks[""]
+        assert view.bar._current_looks() == view.bar._looks[""]

@@ -8,7 +8,7 @@ cell more on each line the widget draws anyway costs next to nothing.
 
 It looks as Textual's does (the widget's `scrollbar-*` styles, a thumb placed to an eighth of a
 cell) and answers the mouse as it does: a press above or below the thumb scrolls a page, the thumb
-is dragged, and the wheel scrolls the widget.
+is dragged, and the wheel scrolls the widget. A widget gets one by being a `ScrollViewWithItsBar`.
 """
 
 from __future__ import annotations
@@ -228,3 +228,36 @@ class ScrollBar:
         if hover != self._hover:
             self._hover = hover
             self._widget.refresh()
+
+
+class ScrollViewWithItsBar(ScrollView):
+    """A line-API ScrollView that draws its vertical scrollbar itself (`ScrollBar`): it draws
+    each line `bar.room()` cells wide (`line`), and its overflow is hidden from Textual."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.bar = ScrollBar(self)
+
+    def line(self, y: int) -> Strip:
+        """Line `y` of the widget, short of its scrollbar."""
+        raise NotImplementedError
+
+    def render_line(self, y: int) -> Strip:
+        return self.bar.beside(self.line(y), y)
+
+    @property
+    def allow_vertical_scroll(self) -> bool:
+        # (Textual's own test is whether its scrollbar shows)
+        return self.is_scrollable
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.bar.forget_looks()
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        if self.bar.press(event):
+            event.stop()
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        if self.bar.release():
+            event.stop()

@@ -23,7 +23,6 @@ from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive, var
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
@@ -38,7 +37,7 @@ from review.tui.compact import WIDTH as COMPACT_BELOW
 from review.tui.diff_rows import HunkColours, Palette, RowContext, render_row
 from review.tui.first_frame import LaidOnce, show_scrollbars, size_to_come
 from review.tui.layout import Layout, Place, Row, RowKind, Selection, search_pattern
-from review.tui.scroll_bar import ScrollBar
+from review.tui.scroll_bar import ScrollViewWithItsBar
 
 # How long the view is still before it prepares the places the next keys lead to.
 PREFETCH_DELAY = 0.05
@@ -52,7 +51,7 @@ ColourKey = tuple[int, int, int, int]
 """Generation of the diff, file, hunk and chunk of a hunk's colours."""
 
 
-class DiffView(ScrollView, can_focus=True):
+class DiffView(ScrollViewWithItsBar, can_focus=True):
     """The rows of a diff, with a cursor the reviewer moves line by line."""
 
     BINDINGS = [
@@ -200,7 +199,6 @@ class DiffView(ScrollView, can_focus=True):
         self._ahead: list[int] = []
         """The first rows of the screens to draw ahead (see `_prefetch`)."""
         self._laid_out = LaidOnce()
-        self._bar = ScrollBar(self)
         self._palette: Palette | None = None
         self._matches: tuple[Layout, re.Pattern[str], list[int]] | None = None
         """The rows the search matches, for the layout and search they were found in."""
@@ -288,7 +286,7 @@ class DiffView(ScrollView, can_focus=True):
             return
         container = self.container_size or size_to_come(self)
         # the text is as wide as the room the scrollbar leaves, if the rows need one
-        width = container.width - self._bar.width * (layout.total > container.height)
+        width = container.width - self.bar.width * (layout.total > container.height)
         size = Size(container.width + layout.overflow(width), layout.total)
         if not self.container_size:
             self.set_reactive(DiffView.virtual_size, size)
@@ -302,12 +300,7 @@ class DiffView(ScrollView, can_focus=True):
         """The width the diff's rows are laid out in, with room for the scrollbar (a diff is
         mostly longer than a screen); before the diff is laid out, in the room it will have."""
         container = self.container_size or size_to_come(self)
-        return max(1, container.width - self._bar.width)
-
-    @property
-    def allow_vertical_scroll(self) -> bool:
-        # (Textual's own test is whether its scrollbar shows, and this view draws its own)
-        return self.is_scrollable
+        return max(1, container.width - self.bar.width)
 
     def show_comments(self, comments: Sequence[Comment]) -> None:
         """Draw these comments under their lines (keeping the cursor's place)."""
@@ -325,7 +318,7 @@ class DiffView(ScrollView, can_focus=True):
         return None
 
     def _box(self, comment: Comment) -> list[Text]:
-        width = self._bar.room() or 80
+        width = self.bar.room() or 80
         # Everything the box shows is in the comment: a time is no key, since a reply or an
         # edit in the same second as the comment keeps it.
         key = (repr(comment), width)
@@ -685,7 +678,7 @@ class DiffView(ScrollView, can_focus=True):
         if not self._ahead or rows is None:
             return
         start = self._ahead.pop(0)
-        width = self._bar.room()
+        width = self.bar.room()
         for row in rows.ready_rows(start, self.scrollable_content_region.height):
             if row.kind is not RowKind.COMMENT:
                 self._row_strip(row, width)
@@ -734,35 +727,22 @@ class DiffView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._palette = None
-        self._bar.forget_looks()
         self._box_styles = None
         self._boxes.clear()
         self._strips.clear()
 
     def on_click(self, event: events.Click) -> None:
-        if self.diff_layout is not None and self.diff_layout.total and not self._bar.takes(event):
+        if self.diff_layout is not None and self.diff_layout.total and not self.bar.takes(event):
             self.go_to(self.scroll_offset.y + event.y)
 
-    def on_mouse_down(self, event: events.MouseDown) -> None:
-        if self._bar.press(event):
-            event.stop()
-
     def on_mouse_move(self, event: events.MouseMove) -> None:
-        self._bar.move(event)
-
-    def on_mouse_up(self, event: events.MouseUp) -> None:
-        if self._bar.release():
-            event.stop()
+        self.bar.move(event)
 
     def on_leave(self, event: events.Leave) -> None:
-        self._bar.leave()
+        self.bar.leave()
 
-    def render_line(self, y: int) -> Strip:
-        return self._bar.beside(self._line(y), y)
-
-    def _line(self, y: int) -> Strip:
-        """Line `y` of the view, short of its scrollbar."""
-        width = self._bar.room()
+    def line(self, y: int) -> Strip:
+        width = self.bar.room()
         index = self.scroll_offset.y + y
         layout = self.diff_layout
         if layout is None or not layout.total:

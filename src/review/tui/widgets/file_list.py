@@ -19,13 +19,12 @@ from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from review.repo.diff import Diff, FileDiff, Status
 from review.repo.text import visible
 from review.tui.first_frame import LaidOnce, size_to_come
-from review.tui.scroll_bar import ScrollBar
+from review.tui.scroll_bar import ScrollViewWithItsBar
 
 _STATUS_COLOUR = {
     Status.ADDED: "green",
@@ -71,7 +70,7 @@ class _Entry:
     """The index of the entry after a folder's last file (after the file itself, for a file)."""
 
 
-class FileList(ScrollView, can_focus=True):
+class FileList(ScrollViewWithItsBar, can_focus=True):
     """Move to a file and press enter to show it in the diff view; folders fold."""
 
     BINDINGS = [
@@ -143,7 +142,6 @@ class FileList(ScrollView, can_focus=True):
         """The row under the mouse."""
         self._strips: LRUCache[tuple[object, ...], tuple[Strip, int, int]] = LRUCache(1024)
         self._laid_out = LaidOnce()
-        self._bar = ScrollBar(self)
         self._blanks: dict[tuple[int, Style], Strip] = {}
         """The line below the last row, as wide as the room, in the list's style."""
 
@@ -311,18 +309,9 @@ class FileList(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._strips.clear()
-        self._bar.forget_looks()
 
-    @property
-    def allow_vertical_scroll(self) -> bool:
-        # (Textual's own test is whether its scrollbar shows, and this list draws its own)
-        return self.is_scrollable
-
-    def render_line(self, y: int) -> Strip:
-        return self._bar.beside(self._row_line(y), y)
-
-    def _row_line(self, y: int) -> Strip:
-        width = self._bar.room()
+    def line(self, y: int) -> Strip:
+        width = self.bar.room()
         row = self.scroll_offset.y + y
         if row >= len(self._rows):
             key = (width, self.rich_style)
@@ -371,7 +360,7 @@ class FileList(ScrollView, can_focus=True):
         if not 0 <= file < len(self._entry_of_file) or not self.display:
             return
         row = self._row_of(self._entry_of_file[file])
-        top, width = self._top_for(row), self._bar.room()
+        top, width = self._top_for(row), self.bar.room()
         for shown in range(top, min(top + self.scrollable_content_region.height, len(self._rows))):
             self._strip(self._rows[shown], width)
 
@@ -432,23 +421,15 @@ class FileList(ScrollView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         row = self.scroll_offset.y + event.y
-        if 0 <= row < len(self._rows) and not self._bar.takes(event):
+        if 0 <= row < len(self._rows) and not self.bar.takes(event):
             self._move_to(self._rows[row])
             self.action_choose()
 
-    def on_mouse_down(self, event: events.MouseDown) -> None:
-        if self._bar.press(event):
-            event.stop()
-
     def on_mouse_move(self, event: events.MouseMove) -> None:
-        self._hover_on(-1 if self._bar.move(event) else self.scroll_offset.y + event.y)
-
-    def on_mouse_up(self, event: events.MouseUp) -> None:
-        if self._bar.release():
-            event.stop()
+        self._hover_on(-1 if self.bar.move(event) else self.scroll_offset.y + event.y)
 
     def on_leave(self, event: events.Leave) -> None:
-        self._bar.leave()
+        self.bar.leave()
         self._hover_on(-1)
 
     def _hover_on(self, row: int) -> None:
