@@ -1,10 +1,10 @@
 """The vertical scrollbar of the diff and of the file list, drawn by the widget itself as the last
-cell of each of its lines.
+cells of each of its lines.
 
 Textual's scrollbar is a widget of its own, drawn again whole, line by line, whenever its widget
 scrolls: a key that scrolls the diff and the file list (`n`, to the next comment) drew about 150
-lines where 75 changed, and took twice as long (19 ms against 10, the median on a huge diff). A
-cell more on each line the widget draws anyway costs next to nothing.
+lines where 75 changed (median 20.9 ms against 12.7 now on a large diff, 20.5 against 13.5 on a
+huge one). Two cells more on each line the widget draws anyway cost next to nothing.
 
 It looks as Textual's does (the widget's `scrollbar-*` styles, a thumb placed to an eighth of a
 cell) and answers the mouse as it does: a press above or below the thumb scrolls a page, the thumb
