@@ -156,23 +156,40 @@ def test_a_small_diff_is_read_whole_before_the_first_screen_though_counted(
     assert again.shown() is True
 
 
+def test_a_diff_of_many_files_opens_from_its_counts_however_small_its_patches(
+    sixty: Repo, remembered: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert opening(sixty).shown() is True
+    monkeypatch.setattr(counted, "WHOLE_AT_ONCE_BYTES", 1 << 40)
+    monkeypatch.setattr(counted, "WHOLE_AT_ONCE_FILES", SIXTY + 1)
+    few = opening(sixty)
+    assert few.counted() == []
+    assert few.shown() is True
+    monkeypatch.setattr(counted, "WHOLE_AT_ONCE_FILES", SIXTY)
+    many = opening(sixty)
+    assert many.counted() != []
+    assert many.shown() is True
+    assert described(many.diff) == described(plainly(sixty, many))
+
+
 def test_what_the_diff_came_to_is_remembered_apart_and_decides_alone(
     sixty: Repo, remembered: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     worktree = git.find_worktree(sixty.root)
-    assert counted.remembered_size(worktree) == 0  # nothing remembered yet
+    assert counted.remembered_size(worktree) == (0, 0)  # nothing remembered yet
     first = opening(sixty)
     assert first.shown() is True
     patches = sum(f.patch_size for f in plainly(sixty, first).files)
-    assert counted.remembered_size(worktree) == patches
+    assert counted.remembered_size(worktree) == (patches, SIXTY)
     monkeypatch.setattr(counted, "WHOLE_AT_ONCE_BYTES", patches)
     size_file = cache(sixty).with_suffix(".size")
-    for content in (b"", b"many", b"-5", b"12"):  # unreadable, or small: read whole
+    # unreadable, small, or written by a version that kept the bytes alone: read whole
+    for content in (b"", b"many", b"-5 3", b"12 3", str(patches).encode()):
         size_file.write_bytes(content)
         small = opening(sixty)
         assert small.counted() == []
         assert small.shown() is True  # (which remembers the size again)
-    size_file.write_bytes(str(patches).encode())
+    size_file.write_bytes(f"{patches} {SIXTY}".encode())
     again = opening(sixty)
     assert again.counted() != []
     assert again.shown() is True

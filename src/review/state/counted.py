@@ -41,8 +41,11 @@ read first."""
 RECENT_SECONDS = 2.0
 """A working tree file changed this shortly before the diff was read is not remembered."""
 WHOLE_AT_ONCE_BYTES = 4 << 20
-"""A diff whose remembered patches come to less is read whole before the first screen: git reads
-it in a few milliseconds, and reading the first screen's files on their own would add a git."""
+WHOLE_AT_ONCE_FILES = 1_000
+"""A diff whose remembered patches come to less, in fewer files, is read whole before the first
+screen: git reads it in a few milliseconds, and reading the first screen's files on their own
+would add a git. (The patches of 10,000 new files come to 2.5 MB, yet git writes them in 0.2 s
+and Python parses them in 0.2 s more: there the raw records and the counts are quicker.)"""
 WAIT_FOR_SCREEN = 3.0
 """Seconds the whole diff waits for the first screen to be drawn before it is parsed (the parse
 would take the time the screen is drawn in)."""
@@ -59,14 +62,22 @@ def _size_file(worktree: Worktree) -> Path:
     return cache_file(worktree).with_suffix(".size")
 
 
-def remembered_size(worktree: Worktree) -> int:
-    """What the patches of `worktree`'s diff came to when it was last read, in bytes; 0 when
-    nothing is remembered. (Kept apart from the counts, which take a while to read for 10,000
-    files, and which a small diff does without.)"""
+class Size(NamedTuple):
+    """What the patches of a diff came to."""
+
+    bytes: int
+    files: int
+
+
+def remembered_size(worktree: Worktree) -> Size:
+    """What the patches of `worktree`'s diff came to when it was last read; nothing when nothing
+    is remembered. (Kept apart from the counts, which take a while to read for 10,000 files, and
+    which a small diff does without.)"""
     try:
-        return int(_size_file(worktree).read_bytes())
+        size, files = map(int, _size_file(worktree).read_bytes().split())
+        return Size(size, files)
     except (OSError, ValueError):
-        return 0
+        return Size(0, 0)
 
 
 def load(worktree: Worktree) -> dict[str, Counts]:
@@ -89,7 +100,7 @@ def remember(worktree: Worktree, sides: Sides, diff: Diff, read_at: float) -> No
         if found is not None:
             known[found] = file.counts
     write_cache(cache_file(worktree), json.dumps({"schema": _SCHEMA, "files": known}).encode())
-    write_cache(_size_file(worktree), str(sum(f.patch_size for f in diff.files)).encode())
+    write_cache(_size_file(worktree), f"{sum(f.patch_size for f in diff.files)} {len(diff.files)}".encode())
 
 
 def key(worktree: Worktree, sides: Sides, record: Record, read_at: float) -> str | None:
@@ -136,7 +147,8 @@ def open_counted(worktree: Worktree, sides: Sides, read_at: float) -> tuple[Open
         ReviewError: git failed.
     """
     running = scope.start(worktree, sides)
-    if remembered_size(worktree) < WHOLE_AT_ONCE_BYTES:
+    size = remembered_size(worktree)
+    if size.bytes < WHOLE_AT_ONCE_BYTES and size.files < WHOLE_AT_ONCE_FILES:
         return None, running
     known = load(worktree)  # while git reads
     # git writes its raw records first, in milliseconds, where the patches of a huge diff take it
