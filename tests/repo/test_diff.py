@@ -265,6 +265,7 @@ def test_a_hunk_shorter_than_its_header_is_a_broken_diff() -> None:
     )
     diff = parse(output)
     assert diff.files[0].path == "a.txt"
+    assert (diff.files[0].added, diff.files[0].removed) == (1, 1)  # the lines there, not the header's
     with pytest.raises(BrokenDiff, match=r"a\.txt: broken diff"):
         _ = diff.files[0].hunks
 
@@ -305,8 +306,17 @@ def test_a_committed_binary_file_is_measured_from_its_blob(project: Repo) -> Non
 
 
 def test_line_counts_without_parsing_match_the_parsed_hunks(project: Repo) -> None:
+    project.write("one.txt", "one\n")
+    project.commit("one line")
     project.write("src/util.py", "def helper():\n    return 2")  # no newline at the end
     project.write("src/app.py", "".join(f"line {n}\n" for n in range(1, 21) if n % 5))
-    for file in load(project).files:
+    project.write("one.txt", "two\n")  # a hunk of one line a side: "@@ -1 +1 @@"
+    project.write("new.txt", "a\n+b\n-c\n")  # lines that start with + and -
+    (project.root / "README.md").unlink()
+    files = load(project).files
+    assert len(files) == 5
+    for file in files:
         parsed = sum(1 + len(hunk.lines) for hunk in file.hunks)
         assert file.body_lines == parsed == len(file.line_kinds)
+        kinds = [line.kind for hunk in file.hunks for line in hunk.lines]
+        assert (file.added, file.removed) == (kinds.count("+"), kinds.count("-")), file.path

@@ -533,6 +533,28 @@ _NO_NEWLINE = b"\n\\ No newline at end of file"
 """The one line of a hunk that is none of its lines. (Searched for whole: two bytes, `\n\\`,
 take twice as long to find in 100 MB.)"""
 
+_HUNK_HEAD = re.compile(rb"\n@@ -[0-9]+(?:,([0-9]+))? \+[0-9]+(?:,([0-9]+))? @@")
+
+
+def _changed(data: bytearray, first_hunk: int, end: int, lines: int) -> tuple[int, int]:
+    """The lines added and removed in the hunks from `first_hunk` to `end`, which come to `lines`
+    with their headers. Each header says how many lines its hunk has on each side (context and
+    removed on the old, context and added on the new), so that the headers alone give both
+    counts: one search where counting the lines starting with + and with - took two over the
+    whole patch, each twice as long (0.18 s for a patch of 1,000,000 changed lines). Headers that
+    do not add up (a patch cut short, say) are not trusted: the lines are counted."""
+    hunks = old = new = 0
+    for old_count, new_count in _HUNK_HEAD.findall(data, first_hunk, end):
+        hunks += 1
+        old += int(old_count or 1)
+        new += int(new_count or 1)
+    body = lines - hunks
+    added, removed = body - old, body - new
+    if added < 0 or removed < 0 or old + new < body:
+        start = first_hunk + 1
+        return data.count(b"\n+", start, end), data.count(b"\n-", start, end)
+    return added, removed
+
 
 def _status(field_: str) -> Status:
     try:
@@ -727,14 +749,8 @@ class _Reader:
         if first_hunk >= 0:
             start = first_hunk + 1
             lines = data.count(b"\n", start, end) + (data[end - 1] != ord("\n")) - data.count(_NO_NEWLINE, start, end)
-            found = _Section(
-                self.base,
-                self.base + end,
-                added=data.count(b"\n+", start, end),
-                removed=data.count(b"\n-", start, end),
-                body_lines=lines,
-                binary=False,
-            )
+            added, removed = _changed(data, first_hunk, end, lines)
+            found = _Section(self.base, self.base + end, added=added, removed=removed, body_lines=lines, binary=False)
         else:
             binary = data.find(b"\nBinary files ", 0, end) >= 0
             found = _Section(self.base, self.base + end, added=0, removed=0, body_lines=0, binary=binary)
