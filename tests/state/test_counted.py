@@ -20,7 +20,8 @@ import pytest
 
 from conftest import Repo
 from held_git import held, hold_git_at
-from review.repo import git, scope
+from review.background import in_a_thread
+from review.repo import diff, git, scope
 from review.repo.diff import Diff, FileDiff, records
 from review.repo.lines import FileReader, Side
 from review.repo.scope import Scope
@@ -215,6 +216,56 @@ def test_a_file_changed_since_it_was_counted_is_read_by_git_before_the_first_scr
     plain = plainly(sixty, again)
     assert described(again.diff) == described(plain)
     assert again.diff.files[20].hunks == plain.files[20].hunks
+
+
+def first_screen_read(opened: Opening) -> bool:
+    """Whether git read, before the first screen, every file from the top of the diff to its
+    `FIRST_ROWS`th row, as the view lays them out."""
+    counted_files = opened.counted()
+    if not counted_files:
+        return True
+    above = opened.diff.files[: counted_files[0]]
+    return sum(2 + (f.body_lines if f.hunks_shown_unasked else 1) for f in above) >= counted.FIRST_ROWS
+
+
+def test_a_file_not_known_at_the_top_leaves_the_first_screen_read_whole(sixty: Repo, remembered: None) -> None:
+    assert opening(sixty).shown() is True
+    sixty.write("a_new.txt", "one line\n")  # first in git's order, one line long
+
+    again = opening(sixty)
+    assert again.diff.files[0].path == "a_new.txt"
+    assert again.counted() != []
+    # every file that can be on the first screen is read, its patch at hand as the screen is drawn
+    assert first_screen_read(again)
+    assert again.shown() is True
+
+
+def test_a_file_shown_as_a_note_counts_as_its_header_for_the_first_screen(
+    sixty: Repo, remembered: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(diff, "LARGE_FILE_LINES", 50)
+    sixty.write(name(0), lines(0, "grown", count=40))  # large, where the others are not: a note
+    assert opening(sixty).shown() is True
+
+    again = opening(sixty)
+    assert [f.large for f in again.diff.files[:2]] == [True, False]
+    assert again.counted() != []
+    assert first_screen_read(again)
+    assert again.shown() is True
+
+
+def test_a_patch_asked_for_before_the_screen_is_shown_has_git_read_at_once(
+    sixty: Repo, remembered: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert opening(sixty).shown() is True
+    monkeypatch.setattr(counted, "WAIT_FOR_SCREEN", 3600.0)  # a screen that never comes
+
+    again = opening(sixty)
+    file = again.diff.files[-1]
+    assert file._later is not None
+    asked = in_a_thread(lambda: file.hunks, "test-asking")
+    assert asked.result(timeout=60)[0].lines[-1].text == f"working {SIXTY - 1} line 20"
+    assert again.shown() is True
 
 
 def test_counts_that_lie_are_found_out_by_the_whole_diff(sixty: Repo, remembered: None) -> None:

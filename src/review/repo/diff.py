@@ -216,6 +216,12 @@ class FileDiff:
         return self.added + self.removed > LARGE_FILE_LINES or self.patch_size > LARGE_FILE_BYTES
 
     @property
+    def hunks_shown_unasked(self) -> bool:
+        """Whether a view shows the file's hunks before the reviewer asks for them: a binary,
+        large or submodule file, or one with no hunks, is a header and a note."""
+        return self.has_hunks and not (self.binary or self.large or self.submodule)
+
+    @property
     def too_large(self) -> bool:
         """Too big to show at all (`SHOWN_AT_MOST_LINES`)."""
         return self.added + self.removed > SHOWN_AT_MOST_LINES or self.patch_size > SHOWN_AT_MOST_BYTES

@@ -50,6 +50,10 @@ WAIT_FOR_SCREEN = 3.0
 """Seconds the whole diff waits for the first screen to be drawn before it is parsed (the parse
 would take the time the screen is drawn in)."""
 
+_ASKED_EVERY = 0.02
+"""Seconds between two looks, while the whole diff waits for the screen, at whether a file asked
+for its patch."""
+
 _ZEROS = frozenset("0")
 
 
@@ -124,6 +128,20 @@ def key(worktree: Worktree, sides: Sides, record: Record, read_at: float) -> str
     return "\0".join((" ".join(meta), *paths, state))
 
 
+class _Later(Future[Mapping[str, FileDiff]]):
+    """The whole diff by path, which the counted files take their patches from once git has read
+    it (`finish`); a file asking for its patch before the first screen is shown has git's reading
+    start at once, rather than wait for a screen that would be waiting for it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = threading.Event()
+
+    def result(self, timeout: float | None = None) -> Mapping[str, FileDiff]:
+        self.asked.set()
+        return super().result(timeout)
+
+
 class Opened(NamedTuple):
     """A diff opened from what was counted: its files on the first screen read by git, the others
     known by their counts until git has read the whole diff (`finish`)."""
@@ -131,7 +149,7 @@ class Opened(NamedTuple):
     diff: Diff
     running: Running
     """git reading the whole diff."""
-    later: Future[Mapping[str, FileDiff]]
+    later: _Later
     """The whole diff by path, which the counted files take their patches from."""
     unchanged: frozenset[str]
     """The paths of the files counted before: unchanged since then, and since the comments on
@@ -158,19 +176,23 @@ def open_counted(worktree: Worktree, sides: Sides, read_at: float) -> tuple[Open
     counts = [known.get(k) if k is not None else None for k in keys]
     if sum(c is None for c in counts) > UNKNOWN_AT_MOST:
         return None, running
+    later = _Later()
+    by_counts = [
+        FileDiff.counted(record, c, later) if c is not None else None for record, c in zip(found, counts, strict=True)
+    ]
     wanted: set[str] = set()
     rows = 0
-    for record, counted in zip(found, counts, strict=True):
+    for record, counted in zip(found, by_counts, strict=True):
         if counted is None or rows < FIRST_ROWS:
             wanted.update(record[1])
-        rows += 3 + (counted.body_lines if counted is not None else FIRST_ROWS)
+        # The fewest rows the file can take at the top of the diff: a file not known may be
+        # one line, and one shown as a note (large, binary) is its header. The first screen
+        # then finds every file it shows read, however the files not known turn out.
+        rows += 2 + (counted.body_lines if counted is not None and counted.hunks_shown_unasked else 0)
     read = {f.path: f for f in scope.read(worktree, sides, paths=sorted(wanted)).files} if wanted else {}
-    later: Future[Mapping[str, FileDiff]] = Future()
     files = []
-    for record, counted in zip(found, counts, strict=True):
-        file = read.get(record[1][-1])
-        if file is None and counted is not None:
-            file = FileDiff.counted(record, counted, later)
+    for record, counted in zip(found, by_counts, strict=True):
+        file = read.get(record[1][-1], counted)
         if file is None or file.record != record:
             # git paired the files read alone otherwise (a rename, a copy): read the whole diff
             return None, running
@@ -180,13 +202,15 @@ def open_counted(worktree: Worktree, sides: Sides, read_at: float) -> tuple[Open
 
 
 def finish(worktree: Worktree, sides: Sides, opened: Opened, shown: threading.Event) -> tuple[Diff, bool]:
-    """Read the whole diff behind an opened one, once its screen is shown, for the counted files
-    to take their patches from; and whether it is the diff opened (else it is to be read again).
+    """Read the whole diff behind an opened one, once its screen is shown (or once a counted file
+    asks for its patch, if that comes first), for the counted files to take their patches from; and whether it is the diff opened (else it is to be read again).
 
     Raises:
         ReviewError: git failed.
     """
-    shown.wait(WAIT_FOR_SCREEN)
+    waited = 0.0
+    while not shown.wait(_ASKED_EVERY) and not opened.later.asked.is_set() and waited < WAIT_FOR_SCREEN:
+        waited += _ASKED_EVERY
     try:
         whole = scope.read(worktree, sides, running=opened.running)
     except BaseException as error:

@@ -179,11 +179,11 @@ class Layout:
     def shows_body(self, index: int) -> bool:
         """Whether the file's hunks are shown rather than a header or a one-line note."""
         file = self.diff.files[index]
-        if file.path in self.folded or file.binary or not file.has_hunks:
+        if file.path in self.folded or index in self.errors:
             return False
-        if (file.large or file.submodule) and file.path not in self.expanded:
-            return False
-        return index not in self.errors
+        if file.path in self.expanded:
+            return file.has_hunks and not file.binary
+        return file.hunks_shown_unasked
 
     def _estimate(self, index: int) -> int:
         file = self.diff.files[index]
