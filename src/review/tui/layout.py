@@ -186,21 +186,20 @@ class Layout:
         return file.hunks_shown_unasked
 
     def _estimate(self, index: int) -> int:
+        # (asked of every file as a diff is shown: 10,000 of them as it opens)
         file = self.diff.files[index]
-        above = sum(self.measure(comment) for comment in self._on_change(index))
+        boxes = sum(map(self.measure, self._on_change(index)))
         if file.path in self.folded:
-            return above + 2
-        boxes = above + sum(self.measure(comment) for comment in self.comments.get(file.path, ()))
+            return boxes + 2
+        boxes += sum(map(self.measure, self.comments.get(file.path, ())))
         if not self.shows_body(index):
             return 3 + boxes
-        if not file.ready:
-            # measured as unified until git has read its patch (the view lays itself out again
-            # then): measuring it now would wait for git
-            return 2 + boxes + file.body_lines
-        if self.wrap:
+        # a file git has not read yet is measured as unified (the view lays itself out again
+        # once it has): measuring it now would wait for git
+        if self.wrap and file.ready:
             text_width = self._text_width(4)
             return 2 + boxes + sum(max(1, math.ceil(n / text_width)) for n in _body_widths(file))
-        if self.split:
+        if self.split and file.ready:
             return 2 + boxes + _split_rows(file.line_kinds)
         return 2 + boxes + file.body_lines
 
