@@ -203,7 +203,8 @@ def open_counted(worktree: Worktree, sides: Sides, read_at: float) -> tuple[Open
 
 def finish(worktree: Worktree, sides: Sides, opened: Opened, shown: threading.Event) -> tuple[Diff, bool]:
     """Read the whole diff behind an opened one, once its screen is shown (or once a counted file
-    asks for its patch, if that comes first), for the counted files to take their patches from; and whether it is the diff opened (else it is to be read again).
+    asks for its patch, if that comes first), for the counted files to take their patches from;
+    and whether it is the diff opened (else it is to be read again).
 
     Raises:
         ReviewError: git failed.
