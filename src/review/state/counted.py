@@ -156,18 +156,18 @@ class Opened(NamedTuple):
     them were last looked for (which that opening did before it counted them)."""
 
 
-def open_counted(worktree: Worktree, sides: Sides, read_at: float) -> tuple[Opened | None, Running]:
-    """Start git reading the whole diff; and when it has few files not counted before, the diff
-    with those files and the ones on the first screen read and the others counted. `read_at` is
-    when the reading started, on the clock files are stamped with.
+def open_counted(worktree: Worktree, sides: Sides, running: Running, read_at: float) -> Opened | None:
+    """The diff that `running` (git, reading the whole diff) is reading, with its files on the
+    first screen and those not counted before read by git on their own and the others counted;
+    None when it has too many files not counted before, or is small enough to be read whole.
+    `read_at` is when the reading started, on the clock files are stamped with.
 
     Raises:
         ReviewError: git failed.
     """
-    running = scope.start(worktree, sides)
     size = remembered_size(worktree)
     if size.bytes < WHOLE_AT_ONCE_BYTES and size.files < WHOLE_AT_ONCE_FILES:
-        return None, running
+        return None
     known = load(worktree)  # while git reads
     # git writes its raw records first, in milliseconds, where the patches of a huge diff take it
     # a second
@@ -175,7 +175,7 @@ def open_counted(worktree: Worktree, sides: Sides, read_at: float) -> tuple[Open
     keys = [key(worktree, sides, record, read_at) for record in found]
     counts = [known.get(k) if k is not None else None for k in keys]
     if sum(c is None for c in counts) > UNKNOWN_AT_MOST:
-        return None, running
+        return None
     later = _Later()
     by_counts = [
         FileDiff.counted(record, c, later) if c is not None else None for record, c in zip(found, counts, strict=True)
@@ -195,10 +195,10 @@ def open_counted(worktree: Worktree, sides: Sides, read_at: float) -> tuple[Open
         file = read.get(record[1][-1], counted)
         if file is None or file.record != record:
             # git paired the files read alone otherwise (a rename, a copy): read the whole diff
-            return None, running
+            return None
         files.append(file)
     unchanged = frozenset(record[1][-1] for record, counted in zip(found, counts, strict=True) if counted is not None)
-    return Opened(Diff(files=files, size=sum(f.patch_size for f in files)), running, later, unchanged), running
+    return Opened(Diff(files=files, size=sum(f.patch_size for f in files)), running, later, unchanged)
 
 
 def finish(worktree: Worktree, sides: Sides, opened: Opened, shown: threading.Event) -> tuple[Diff, bool]:

@@ -69,15 +69,14 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
     def read() -> None:
         # whatever went wrong is raised where the results are taken
         try:
-            opened, running = (
-                counted.open_counted(worktree, sides, started) if from_counts else (None, scope.start(worktree, sides))
-            )
+            running = scope.start(worktree, sides)
+            colours.load(worktree)  # while git reads, before the first screen asks for them
+            opened = counted.open_counted(worktree, sides, running, started) if from_counts else None
             diff = scope.read(worktree, sides, running=running) if opened is None else opened.diff
         except Exception as error:
             for future in (reading, anchoring, checked):
                 future.set_exception(error)
             return
-        colours.load(worktree)  # before the first screen asks for them
         reading.set_result(diff)
         unchanged = opened.unchanged if opened is not None else frozenset()
         try:
