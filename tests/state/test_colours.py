@@ -96,6 +96,9 @@ def test_only_the_first_texts_made_are_remembered_and_a_new_diff_starts_afresh()
         b'{"schema": 1, "colours": {"k": [[[3, 1, "Token.Comment"]]]}}',
         b'{"schema": 1, "colours": {"k": [[[0, 3, "Comment"]]]}}',
         b'{"schema": 1, "colours": {"k": [[["0", 3, "Token.Comment"]]]}}',
+        b'{"schema": 1, "colours": {"k": [[[0, 3, 7]]]}}',
+        b'{"schema": 1, "colours": {"k": [[[0, 3, "Token.Comment", 1]]]}}',
+        b'{"schema": 1, "colours": {"k": [[{"0": 3}]]}}',
         b'{"schema": 1, "colours": {"k": 5}}',
     ],
 )
