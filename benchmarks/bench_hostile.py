@@ -220,14 +220,11 @@ def main() -> None:
     ]
     for name, path, extra, marker, keys, shown in cases:
         argv = [REVIEW, *extra, str(path)]
-        bare, ours, _ = first_screens(argv, marker, size, args.runs)
+        screens = first_screens(argv, marker, size, args.runs)
         program = Program(argv, size)
         program.complete(marker)
         peak = program.memory_mb()
-        line = (
-            f"{name:<17} complete first screen: bare {bare * 1000:5.0f} ms, review {ours * 1000:6.0f} ms"
-            f" = {ours / bare:5.2f}x; peak memory {peak:4.0f} MB"
-        )
+        line = f"{name:<17} complete first screen: {screens}; peak memory {peak:4.0f} MB"
         if keys is not None and shown is not None and "expand" not in skip:
             took = expand(program, keys, shown)
             line += f"; enter answered in {took * 1000:,.0f} ms, peak then {program.memory_mb():,.0f} MB"

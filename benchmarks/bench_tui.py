@@ -30,6 +30,7 @@ import tempfile
 import termios
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from review.repo import git, scope
 from synthetic import CACHE, cached_worktree
@@ -149,12 +150,33 @@ REVIEW = str(Path(sys.executable).parent / "review")
 BARE = [sys.executable, str(Path(__file__).parent / "minimal_app.py")]
 
 
+class Screens(NamedTuple):
+    """The complete first screens of the bare app and of review, run in turns."""
+
+    bare: float
+    """The bare app's median, in seconds."""
+    ours: float
+    """review's median, in seconds."""
+    frames: int
+    """The most frames review's first screen took."""
+    paired: float
+    """The median of each run's ratio, review to the bare app run just before it: on a machine
+    whose speed drifts within a run (a virtual one), it keeps the slow moments of one program
+    from being set against the fast ones of the other."""
+
+    def __str__(self) -> str:
+        return (
+            f"bare {self.bare * 1000:5.0f} ms, review {self.ours * 1000:5.0f} ms = {self.ours / self.bare:.2f}x"
+            f" (run by run {self.paired:.2f}x)"
+        )
+
+
 def first_screens(
     argv: list[str], marker: bytes, size: tuple[int, int], runs: int, *, first_time: bool = False
-) -> tuple[float, float, int]:
-    """Medians of the complete first screen of the bare app and of `argv`, run in turns, and the
-    most frames `argv`'s first screen took. With `first_time`, each run of `argv` has an empty
-    cache folder: the diff has not been counted before (`review.state.counted`)."""
+) -> Screens:
+    """The complete first screens of the bare app and of `argv`, run in turns. With `first_time`,
+    each run of `argv` has an empty cache folder: the diff has not been counted before
+    (`review.state.counted`)."""
     bare, ours, frames = [], [], 0
     for _ in range(runs):
         program = Program(BARE, size)
@@ -166,7 +188,8 @@ def first_screens(
         ours.append(program.complete(marker))
         frames = max(frames, program.frames(program.started, setup=True))
         program.stop()
-    return statistics.median(bare), statistics.median(ours), frames
+    paired = statistics.median(o / b for o, b in zip(ours, bare, strict=True))
+    return Screens(statistics.median(bare), statistics.median(ours), frames, paired)
 
 
 def with_comments(path: Path, count: int = 40) -> None:
@@ -327,12 +350,11 @@ def main() -> None:
         _, diff = scope.load(git.find_worktree(path), scope.Scope())
         print(f"\n== {name}: {len(diff.files)} files, {diff.added + diff.removed:,} changed lines")
         marker = diff.files[0].path.encode()
-        bare, ours, frames = first_screens([REVIEW, str(path)], marker, size, args.runs, first_time=True)
-        print(f"first time opened:     bare {bare * 1000:5.0f} ms, review {ours * 1000:5.0f} ms = {ours / bare:.2f}x")
+        print(f"first time opened:     {first_screens([REVIEW, str(path)], marker, size, args.runs, first_time=True)}")
         # opened again: its files' counts are remembered (the first-time runs left them)
-        bare, ours, frames = first_screens([REVIEW, str(path)], marker, size, args.runs)
-        print(f"complete first screen: bare {bare * 1000:5.0f} ms, review {ours * 1000:5.0f} ms = {ours / bare:.2f}x")
-        print(f"  frames in review's first screen (most of {args.runs} runs): {frames}")
+        again = first_screens([REVIEW, str(path)], marker, size, args.runs)
+        print(f"complete first screen: {again}")
+        print(f"  frames in review's first screen (most of {args.runs} runs): {again.frames}")
         if {"keys", "memory", "reload"} <= skip:
             continue
         program = Program([REVIEW, str(path)], size)
@@ -381,11 +403,10 @@ def main() -> None:
     for way, argv in ways.items():
         # opened once first, as the sizes are: the first opening counts its files (and with
         # 10,000 of them may take longer than the first screen waits)
-        _, first, first_frames = first_screens(argv, b"src/", size, 1)
-        bare, ours, frames = first_screens(argv, b"src/", size, args.runs)
+        first = first_screens(argv, b"src/", size, 1)
+        again = first_screens(argv, b"src/", size, args.runs)
         print(
-            f"{way:<18} bare {bare * 1000:5.0f} ms, review {ours * 1000:5.0f} ms = {ours / bare:.2f}x, frames {frames}"
-            f" (opened first: {first * 1000:.0f} ms, frames {first_frames})"
+            f"{way:<18} {again}, frames {again.frames} (opened first: {first.ours * 1000:.0f} ms, frames {first.frames})"
         )
     times = from_overview(path, size, args.runs)
     print(f"{'from the overview':<18} enter to the complete screen: median {statistics.median(times) * 1000:.0f} ms")
