@@ -152,11 +152,16 @@ class FileList(ScrollViewWithItsBar, can_focus=True):
         self._diff = diff
         self._viewed = set(viewed)
         tree = _Folder()
+        # (a folder found once for all its files: 10,000 new files are in a few folders)
+        found: dict[str, _Folder] = {"": tree}
         for index, file in enumerate(diff.files):
-            *folders, name = file.path.split("/")
-            folder = tree
-            for part in folders:
-                folder = folder.folder(part)
+            path, _, name = file.path.rpartition("/")
+            folder = found.get(path)
+            if folder is None:
+                folder = tree
+                for part in path.split("/"):
+                    folder = folder.folder(part)
+                found[path] = folder
             folder.entries[name] = index
         self._entries = []
         self._entry_of_file = [0] * len(diff.files)
@@ -169,9 +174,10 @@ class FileList(ScrollViewWithItsBar, can_focus=True):
         # entries keep the diff's order, so the list reads top to bottom as the diff does
         entries = self._entries
         last_name = next(reversed(folder.entries), None)
+        branch, last_branch = ("", "") if top else (guides + _BRANCH, guides + _LAST)
         for name, entry in folder.entries.items():
             last = name == last_name
-            own = "" if top else guides + (_LAST if last else _BRANCH)
+            own = last_branch if last else branch
             if isinstance(entry, int):
                 self._entry_of_file[entry] = len(entries)
                 entries.append(_Entry(visible(name), entry, "", own, len(entries) + 1))
