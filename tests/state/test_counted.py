@@ -287,10 +287,10 @@ def test_counts_that_lie_are_found_out_by_the_whole_diff(sixty: Repo, remembered
     "content",
     [
         b"\x00\xff\xfe not json \x80",
-        b'{"schema": 1, "files": {',
+        b'{"schema": 2, "files": {',
         b'{"schema": 99, "files": {}}',
-        b'{"schema": 1, "files": {"a key": [1, 2]}}',
-        b'{"schema": 1}',
+        b'{"schema": 2, "files": {"a key": [1, 2]}}',
+        b'{"schema": 2}',
     ],
     ids=["garbage", "cut short", "another schema", "too few counts", "no files"],
 )
@@ -451,6 +451,86 @@ def test_the_records_come_before_git_has_written_the_patches(project: Repo, tmp_
     assert [paths for _, paths in found] == [(name(n),) for n in range(SIXTY)] + [("zz-held.txt",)]
     assert len(scope.read(worktree, sides, running=running).files) == SIXTY + 1
     assert held_still, "the records were read once git had written the whole diff"
+
+
+def with_untracked(agent: Repo) -> None:
+    """Untracked files in `agent`'s worktree, one a copy of a file the diff changes."""
+    for n in range(10):
+        agent.write(f"new/untracked_{n}.txt", lines(n, "untracked"))
+    agent.write("new/copy_of_50.txt", lines(50, "old"))
+
+
+def test_with_untracked_files_git_records_are_those_of_a_diff_made_of_the_same(
+    project: Repo, sixty: Repo, remembered: None, tmp_path: Path
+) -> None:
+    # git held back at an untracked file: looking for copies of the files changed among the
+    # untracked ones, it reads them all before it writes its first record
+    lock = hold_git_at(project, "zz-held.txt", tmp_path)
+    with_untracked(sixty)
+    sixty.write("zz-held.txt", "the last file, read through a filter\n")
+    first = opening(sixty)
+    assert first.shown() is True
+    assert json.loads(cache(sixty).read_bytes())["view"] is not None
+
+    with held(lock) as holding:
+        again = opening(sixty)
+        held_still = not holding.let_go_of.is_set()
+        holding.let_go()
+    assert held_still, "the opening waited for git's records"
+    assert again.counted() != []
+    copy = again.diff.file("new/copy_of_50.txt")
+    assert copy is not None and copy.old_path == name(50) and copy.status.letter == "C"
+    assert again.shown() is True
+    assert described(again.diff) == described(plainly(sixty, again))
+
+
+@pytest.mark.parametrize("change", ["a new untracked file", "an untracked file changed", "one gone", "one staged"])
+def test_a_diff_made_of_something_else_has_git_records_read(
+    sixty: Repo, remembered: None, tmp_path: Path, change: str
+) -> None:
+    with_untracked(sixty)
+    assert opening(sixty).shown() is True
+    if change == "a new untracked file":
+        sixty.write("new/untracked_10.txt", "one more\n")
+    elif change == "an untracked file changed":
+        sixty.write("new/untracked_3.txt", lines(3, "untracked", count=21))
+    elif change == "one gone":
+        (sixty.root / "new/untracked_3.txt").unlink()
+    else:
+        sixty.git("add", "new/untracked_3.txt")
+
+    again = opening(sixty)
+    assert again.shown() is True
+    assert described(again.diff) == described(plainly(sixty, again))
+
+
+def test_what_a_diff_is_made_of_is_remembered_only_when_it_is_that_diff(
+    sixty: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(counted, "WHOLE_AT_ONCE_BYTES", 0)
+    with_untracked(sixty)
+    worktree = git.find_worktree(sixty.root)
+    sides = scope.resolve(worktree, Scope())
+    plain = scope.read(worktree, sides)
+    later = file_time() + 60  # every file then old enough
+
+    def view() -> object:
+        return json.loads(cache(sixty).read_bytes())["view"]
+
+    counted.remember(worktree, sides, plain, later)
+    assert view() is not None
+    # the files written a moment before the reading started may change again unseen
+    counted.remember(worktree, sides, plain, file_time())
+    assert view() is None
+    # a file gone since git read the diff leaves no time behind: the diff's files say it
+    (sixty.root / "new/untracked_3.txt").unlink()
+    counted.remember(worktree, sides, plain, later)
+    assert view() is None
+    # nor is there a view of other sides than the working tree's with its untracked files
+    staged = scope.resolve(worktree, Scope(staged=True))
+    counted.remember(worktree, staged, scope.read(worktree, staged), later)
+    assert view() is None
+    assert counted.View.read(worktree, sides._replace(untracked=False), later) is None
 
 
 def test_the_comments_on_files_counted_before_are_not_looked_for_again(

@@ -484,10 +484,10 @@ STATE_FOLDER = ".review"
 is left out here too, so that it never shows in a diff or a snapshot even when that file is gone."""
 
 
-def untracked_files(worktree: Worktree, paths: Sequence[str] = ()) -> list[bytes]:
-    """Files git does not track and does not ignore, as raw path bytes relative to the root; a
-    folder that git tracks nothing in is one entry, ending in `/`. With `paths`, only those
-    files and the files in those folders.
+def untracked_files(worktree: Worktree, paths: Sequence[str] = (), *, folders: bool = True) -> list[bytes]:
+    """Files git does not track and does not ignore, as raw path bytes relative to the root; with
+    `folders`, a folder that git tracks nothing in is one entry, ending in `/`. With `paths`,
+    only those files and the files in those folders.
 
     (As pathspecs for `git add`, 10,000 untracked files named one by one take git a second to
     match, and their folder a few milliseconds.)
@@ -498,8 +498,7 @@ def untracked_files(worktree: Worktree, paths: Sequence[str] = ()) -> list[bytes
         "--others",
         "--exclude-standard",
         f"--exclude=/{STATE_FOLDER}/",
-        "--directory",
-        "--no-empty-directory",
+        *(("--directory", "--no-empty-directory") if folders else ()),
         "-z",
         "--",
         *paths,
@@ -597,7 +596,7 @@ def _index_copy(worktree: Worktree) -> Iterator[dict[str, str]]:
     folder = tempfile.mkdtemp(prefix="review-index-")
     try:
         index = os.path.join(folder, "index")
-        real_path = _index_path(worktree)
+        real_path = index_path(worktree)
         if real_path.exists():
             # copy2 keeps the index's modification time: git compares it with each file's to
             # find entries that may have changed in the same second ("racily clean"); a copy
@@ -608,7 +607,7 @@ def _index_copy(worktree: Worktree) -> Iterator[dict[str, str]]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _index_path(worktree: Worktree) -> Path:
+def index_path(worktree: Worktree) -> Path:
     """The worktree's index file: in its git folder, unless the environment says otherwise."""
     if "GIT_INDEX_FILE" not in os.environ:
         return worktree.git_dir / "index"

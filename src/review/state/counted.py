@@ -8,6 +8,11 @@ before it is drawn, and the whole diff behind it: a file counted here takes its 
 when first asked for it (`FileDiff.counted`). The whole diff is then checked against what was
 counted, and the screen reads the diff again in the rare case they differ.
 
+With thousands of untracked files, git takes a while even for its raw records: it adds the files
+to a copy of the index, then looks among them for copies of the files changed. What its diff is
+made of is read in a few milliseconds, though (`View`), and the same makes the same diff: when
+it is what it was when the diff was last read, the records remembered are git's.
+
 A file is known by its raw record (paths, modes, blobs and status) and, when its new side is the
 working tree, by the file's size, times and inode, as git's index knows a file unchanged. A file
 written just before the diff was read may be written again within the same tick of the clock,
@@ -17,21 +22,22 @@ left alone.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
-from review.repo import scope
+from review.repo import git, scope
 from review.repo.diff import SUBMODULE_MODE, Counts, Diff, FileDiff, Record, records
 from review.repo.git import Running, Worktree
 from review.repo.scope import Sides
 from review.state.files import user_cache_file, write_cache
 
-_SCHEMA = 1
+_SCHEMA = 2
 
 FIRST_ROWS = 200
 """Rows of the diff git reads before the first screen: more than a screen holds."""
@@ -84,27 +90,129 @@ def remembered_size(worktree: Worktree) -> Size:
         return Size(0, 0)
 
 
-def load(worktree: Worktree) -> dict[str, Counts]:
-    """The counts remembered for `worktree`'s files, by `key`."""
+class Remembered(NamedTuple):
+    """What is remembered of a worktree's diff."""
+
+    counts: dict[str, Counts]
+    """The counts of its files, by `key`."""
+    view: str | None
+    """What the diff was made of (`View.made_of`) when `counts` holds every file of it, in git's
+    order: their keys then give git's records back (`record_of`)."""
+
+
+def _opens_from_counts(size: Size) -> bool:
+    """Whether a diff of this size opens from its counts (see `WHOLE_AT_ONCE_BYTES`)."""
+    return size.bytes >= WHOLE_AT_ONCE_BYTES or size.files >= WHOLE_AT_ONCE_FILES
+
+
+def load(worktree: Worktree) -> Remembered:
+    """What is remembered of `worktree`'s diff."""
     try:
         data = json.loads(cache_file(worktree).read_bytes())
         if not isinstance(data, dict) or data.get("schema") != _SCHEMA:
-            return {}
-        return {key: Counts(*fields) for key, fields in data["files"].items()}
+            return Remembered({}, None)
+        counts = {key: Counts(*fields) for key, fields in data["files"].items()}
+        view = data.get("view")
+        return Remembered(counts, view if isinstance(view, str) else None)
     except (OSError, ValueError, KeyError, TypeError):
-        return {}
+        return Remembered({}, None)
 
 
 def remember(worktree: Worktree, sides: Sides, diff: Diff, read_at: float) -> None:
     """Remember the counts of `diff`'s files, read from the time `read_at` on, in place of those
-    remembered before (the diff of other sides forgets them: one comparison at a time is kept)."""
+    remembered before (the diff of other sides forgets them: one comparison at a time is kept),
+    and what the diff was made of when that can be known to be what git read."""
     known = {}
     for file in diff.files:
         found = key(worktree, sides, file.record, read_at)
         if found is not None:
             known[found] = file.counts
-    write_cache(cache_file(worktree), json.dumps({"schema": _SCHEMA, "files": known}).encode())
-    write_cache(_size_file(worktree), f"{sum(f.patch_size for f in diff.files)} {len(diff.files)}".encode())
+    size = Size(sum(f.patch_size for f in diff.files), len(diff.files))
+    made_of = None
+    if len(known) == len(diff.files) and _opens_from_counts(size):
+        view = View.read(worktree, sides, read_at)
+        # A file gone since git read the diff leaves no time of its own behind: the files of the
+        # view are those of the diff's new side, or it may not be the diff's.
+        if view is not None and view.paths == set(map(os.fsencode, _new_paths(f.record for f in diff.files))):
+            made_of = view.made_of
+    data = {"schema": _SCHEMA, "files": known, "view": made_of}
+    write_cache(cache_file(worktree), json.dumps(data).encode())
+    write_cache(_size_file(worktree), f"{size.bytes} {size.files}".encode())
+
+
+class View(NamedTuple):
+    """What the diff of the working tree, untracked files included, is made of: the raw records
+    of the tracked files alone (git writes them in milliseconds, where the untracked files take
+    it a while), the untracked files, and the size, times and inode of every working tree file
+    among them; as a digest, which changes when any of them does."""
+
+    made_of: str
+    paths: frozenset[bytes]
+    """The working tree's files in it, as raw bytes: the tracked files on the new side, and the
+    untracked."""
+
+    @classmethod
+    def read(cls, worktree: Worktree, sides: Sides, read_at: float) -> View | None:
+        """The view of the diff between `sides`; None when they are not the working tree with
+        its untracked files, or when a file in it, or the index, changed lately (on the clock of
+        `read_at`, as for `key`): it may change again within the same tick.
+
+        Raises:
+            ReviewError: git failed.
+        """
+        if sides.new is not None or sides.cached or not sides.untracked:
+            return None
+        tracked = git.diff_output(worktree, sides.old, patch=False)
+        untracked = git.untracked_files(worktree, folders=False)
+        paths = [*map(os.fsencode, _new_paths(records(tracked))), *untracked]
+        # (10,000 files: a path relative to the root folder, as raw bytes, and the times as they
+        # are, held to the end, take half the time of a path joined and its state spelled out)
+        newest = read_at - RECENT_SECONDS
+        try:
+            if _recent(os.stat(git.index_path(worktree)), read_at):
+                return None
+            root = os.open(worktree.root, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return None
+        try:
+            states = [os.lstat(path, dir_fd=root)[6:] for path in paths]  # size, then the times
+        except OSError:
+            return None
+        finally:
+            os.close(root)
+        if any(max(mtime, ctime) >= newest for _, _, mtime, ctime in states):
+            return None
+        made_of = hashlib.sha256(repr((sides.old, tracked, untracked, states)).encode()).hexdigest()
+        return cls(made_of, frozenset(paths))
+
+
+def _made_of(view: View | None) -> str | None:
+    return None if view is None else view.made_of
+
+
+def _new_paths(found: Iterable[Record]) -> list[str]:
+    """The paths of the files on the new side of a diff (in a view, the working tree's)."""
+    return [paths[-1] for meta, paths in found if not meta[4].startswith("D")]
+
+
+def _in_working_tree(sides: Sides, record: Record) -> bool:
+    """Whether the file of `record` is read from the working tree (git leaves its blob unnamed)."""
+    meta = record[0]
+    return set(meta[3]) == _ZEROS and not meta[4].startswith("D") and sides.new is None and not sides.cached
+
+
+def _recent(found: os.stat_result, read_at: float) -> bool:
+    return max(found.st_mtime, found.st_ctime) >= read_at - RECENT_SECONDS
+
+
+def _state(found: os.stat_result) -> str:
+    return f"{found.st_size} {found.st_mtime_ns} {found.st_ctime_ns} {found.st_ino}"
+
+
+def record_of(key: str) -> Record:
+    """The raw record a file is known by (`key`)."""
+    parts = key.split("\0")
+    return cast(Record, (tuple(parts[0].split(" ")), tuple(parts[1:-1])))
 
 
 def key(worktree: Worktree, sides: Sides, record: Record, read_at: float) -> str | None:
@@ -112,19 +220,18 @@ def key(worktree: Worktree, sides: Sides, record: Record, read_at: float) -> str
     is the working tree's. None for a file that cannot be known this way: a submodule (its
     changes inside are not in the record), or a working tree file gone or changed lately."""
     meta, paths = record
-    old_mode, new_mode, _, new_blob, status = meta
-    if SUBMODULE_MODE in (old_mode, new_mode):
+    if SUBMODULE_MODE in meta[:2]:
         return None
     state = ""
-    if set(new_blob) == _ZEROS and not status.startswith("D") and sides.new is None and not sides.cached:
+    if _in_working_tree(sides, record):
         try:
             # (a path joined as text: 2,000 Path objects took a few milliseconds)
             found = os.lstat(os.path.join(worktree.root, paths[-1]))
         except OSError:
             return None
-        if max(found.st_mtime, found.st_ctime) >= read_at - RECENT_SECONDS:
+        if _recent(found, read_at):
             return None
-        state = f"{found.st_size} {found.st_mtime_ns} {found.st_ctime_ns} {found.st_ino}"
+        state = _state(found)
     return "\0".join((" ".join(meta), *paths, state))
 
 
@@ -147,7 +254,7 @@ class Opened(NamedTuple):
     known by their counts until git has read the whole diff (`finish`)."""
 
     diff: Diff
-    running: Running
+    running: Future[Running]
     """git reading the whole diff."""
     later: _Later
     """The whole diff by path, which the counted files take their patches from."""
@@ -156,24 +263,27 @@ class Opened(NamedTuple):
     them were last looked for (which that opening did before it counted them)."""
 
 
-def open_counted(worktree: Worktree, sides: Sides, running: Running, read_at: float) -> Opened | None:
-    """The diff that `running` (git, reading the whole diff) is reading, with its files on the
-    first screen and those not counted before read by git on their own and the others counted;
-    None when it has too many files not counted before, or is small enough to be read whole.
-    `read_at` is when the reading started, on the clock files are stamped with.
+def open_counted(worktree: Worktree, sides: Sides, running: Future[Running], read_at: float) -> Opened | None:
+    """The diff that `running` (git, reading the whole diff, once started) is reading, with its
+    files on the first screen and those not counted before read by git on their own and the
+    others counted; None when it has too many files not counted before, or is small enough to be
+    read whole. `read_at` is when the reading started, on the clock files are stamped with.
 
     Raises:
         ReviewError: git failed.
     """
-    size = remembered_size(worktree)
-    if size.bytes < WHOLE_AT_ONCE_BYTES and size.files < WHOLE_AT_ONCE_FILES:
+    if not _opens_from_counts(remembered_size(worktree)):
         return None
     known = load(worktree)  # while git reads
-    # git writes its raw records first, in milliseconds, where the patches of a huge diff take it
-    # a second
-    found = records(running)
-    keys = [key(worktree, sides, record, read_at) for record in found]
-    counts = [known.get(k) if k is not None else None for k in keys]
+    if known.view is not None and known.view == _made_of(View.read(worktree, sides, read_at)):
+        found = [record_of(k) for k in known.counts]
+        counts: list[Counts | None] = list(known.counts.values())
+    else:
+        # git writes its raw records first, in milliseconds, where the patches of a huge diff
+        # take it a second
+        found = records(running.result())
+        keys = [key(worktree, sides, record, read_at) for record in found]
+        counts = [known.counts.get(k) if k is not None else None for k in keys]
     if sum(c is None for c in counts) > UNKNOWN_AT_MOST:
         return None
     later = _Later()
@@ -185,17 +295,21 @@ def open_counted(worktree: Worktree, sides: Sides, running: Running, read_at: fl
     for record, counted in zip(found, by_counts, strict=True):
         if counted is None or rows < FIRST_ROWS:
             wanted.update(record[1])
-        # The fewest rows the file can take at the top of the diff: a file not known may be
-        # one line, and one shown as a note (large, binary) is its header. The first screen
-        # then finds every file it shows read, however the files not known turn out.
-        rows += 2 + (counted.body_lines if counted is not None and counted.hunks_shown_unasked else 0)
+        if rows < FIRST_ROWS:
+            # The fewest rows the file can take at the top of the diff: a file not known may be
+            # one line, and one shown as a note (large, binary) is its header. The first screen
+            # then finds every file it shows read, however the files not known turn out.
+            rows += 2 + (counted.body_lines if counted is not None and counted.hunks_shown_unasked else 0)
     read = {f.path: f for f in scope.read(worktree, sides, paths=sorted(wanted)).files} if wanted else {}
     files = []
     for record, counted in zip(found, by_counts, strict=True):
-        file = read.get(record[1][-1], counted)
-        if file is None or file.record != record:
-            # git paired the files read alone otherwise (a rename, a copy): read the whole diff
-            return None
+        file = read.get(record[1][-1])
+        if file is None:
+            file = counted
+        elif file.record != record:
+            file = None  # git paired the files read alone otherwise (a rename, a copy)
+        if file is None:
+            return None  # the whole diff is read instead
         files.append(file)
     unchanged = frozenset(record[1][-1] for record, counted in zip(found, counts, strict=True) if counted is not None)
     return Opened(Diff(files=files, size=sum(f.patch_size for f in files)), running, later, unchanged)
@@ -213,7 +327,7 @@ def finish(worktree: Worktree, sides: Sides, opened: Opened, shown: threading.Ev
     while not shown.wait(_ASKED_EVERY) and not opened.later.asked.is_set() and waited < WAIT_FOR_SCREEN:
         waited += _ASKED_EVERY
     try:
-        whole = scope.read(worktree, sides, running=opened.running)
+        whole = scope.read(worktree, sides, running=opened.running.result())
     except BaseException as error:
         opened.later.set_exception(error)
         raise

@@ -69,10 +69,12 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
     def read() -> None:
         # whatever went wrong is raised where the results are taken
         try:
-            running = scope.start(worktree, sides)
+            # (with thousands of untracked files, git takes a while to start: they are added to a
+            # copy of the index first, which an opening from the counts need not wait for)
+            running = in_a_thread(lambda: scope.start(worktree, sides), "review-git")
             colours.load(worktree)  # while git reads, before the first screen asks for them
             opened = counted.open_counted(worktree, sides, running, started) if from_counts else None
-            diff = scope.read(worktree, sides, running=running) if opened is None else opened.diff
+            diff = scope.read(worktree, sides, running=running.result()) if opened is None else opened.diff
         except Exception as error:
             for future in (reading, anchoring, checked):
                 future.set_exception(error)
