@@ -522,6 +522,12 @@ def test_what_a_diff_is_made_of_is_remembered_only_when_it_is_that_diff(
     # the files written a moment before the reading started may change again unseen
     counted.remember(worktree, sides, plain, file_time())
     assert view() is None
+    # to the nanosecond: a file written 50 ms within that moment is, 50 ms past it is not
+    soon = int(file_time()) + 60.9
+    written = soon - counted.RECENT_SECONDS + 0.05
+    os.utime(sixty.root / "new/untracked_3.txt", ns=(int(written * 1e9), int(written * 1e9)))
+    assert counted.View.read(worktree, sides, soon) is None
+    assert counted.View.read(worktree, sides, soon + 0.1) is not None
     # a file gone since git read the diff leaves no time behind: the diff's files say it
     (sixty.root / "new/untracked_3.txt").unlink()
     counted.remember(worktree, sides, plain, later)

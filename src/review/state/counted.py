@@ -166,9 +166,6 @@ class View(NamedTuple):
         tracked = git.diff_output(worktree, sides.old, patch=False)
         untracked = git.untracked_files(worktree, folders=False)
         paths = [*map(os.fsencode, _new_paths(records(tracked))), *untracked]
-        # (10,000 files: a path relative to the root folder, as raw bytes, and the times as they
-        # are, held to the end, take half the time of a path joined and its state spelled out)
-        newest = read_at - RECENT_SECONDS
         try:
             if _recent(os.stat(git.index_path(worktree)), read_at):
                 return None
@@ -176,12 +173,16 @@ class View(NamedTuple):
         except OSError:
             return None
         try:
-            states = [os.lstat(path, dir_fd=root)[6:] for path in paths]  # size, then the times
+            # (10,000 files: a path relative to the root folder, as raw bytes, takes half the
+            # time of a path joined)
+            found = [os.lstat(path, dir_fd=root) for path in paths]
         except OSError:
             return None
         finally:
             os.close(root)
-        if any(max(mtime, ctime) >= newest for _, _, mtime, ctime in states):
+        states = [(f.st_size, f.st_mtime_ns, f.st_ctime_ns, f.st_ino) for f in found]
+        newest = int((read_at - RECENT_SECONDS) * 1e9)
+        if any(max(mtime, ctime) >= newest for _, mtime, ctime, _ in states):
             return None
         made_of = hashlib.sha256(repr((sides.old, tracked, untracked, states)).encode()).hexdigest()
         return cls(made_of, frozenset(paths))
