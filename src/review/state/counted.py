@@ -31,7 +31,6 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import NamedTuple, cast
 
-from review.background import in_a_thread
 from review.repo import git, scope
 from review.repo.diff import SUBMODULE_MODE, Counts, Diff, FileDiff, Record, records
 from review.repo.git import Running, Worktree
@@ -276,10 +275,8 @@ def open_counted(worktree: Worktree, sides: Sides, running: Future[Running], rea
     """
     if not _opens_from_counts(remembered_size(worktree)):
         return None
-    # what the diff is made of is listed by git while the counts are read
-    view = in_a_thread(lambda: View.read(worktree, sides, read_at), "review-view")
     known = load(worktree)  # while git reads
-    if known.view is not None and known.view == _made_of(view.result()):
+    if known.view is not None and known.view == _made_of(View.read(worktree, sides, read_at)):
         found = [record_of(k) for k in known.counts]
         counts: list[Counts | None] = list(known.counts.values())
     else:
