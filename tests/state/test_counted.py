@@ -485,9 +485,7 @@ def test_with_untracked_files_git_records_are_those_of_a_diff_made_of_the_same(
 
 
 @pytest.mark.parametrize("change", ["a new untracked file", "an untracked file changed", "one gone", "one staged"])
-def test_a_diff_made_of_something_else_has_git_records_read(
-    sixty: Repo, remembered: None, tmp_path: Path, change: str
-) -> None:
+def test_a_diff_made_of_something_else_has_git_records_read(sixty: Repo, remembered: None, change: str) -> None:
     with_untracked(sixty)
     assert opening(sixty).shown() is True
     if change == "a new untracked file":

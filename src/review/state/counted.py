@@ -179,16 +179,11 @@ class View(NamedTuple):
             return None
         finally:
             os.close(root)
-        states = [(f.st_size, f.st_mtime_ns, f.st_ctime_ns, f.st_ino) for f in found]
-        newest = int((read_at - RECENT_SECONDS) * 1e9)
-        if any(max(mtime, ctime) >= newest for _, mtime, ctime, _ in states):
+        if any(_recent(f, read_at) for f in found):
             return None
+        states = [(f.st_size, f.st_mtime_ns, f.st_ctime_ns, f.st_ino) for f in found]
         made_of = hashlib.sha256(repr((sides.old, tracked, untracked, states)).encode()).hexdigest()
         return cls(made_of, frozenset(paths))
-
-
-def _made_of(view: View | None) -> str | None:
-    return None if view is None else view.made_of
 
 
 def _new_paths(found: Iterable[Record]) -> list[str]:
@@ -204,10 +199,6 @@ def _in_working_tree(sides: Sides, record: Record) -> bool:
 
 def _recent(found: os.stat_result, read_at: float) -> bool:
     return max(found.st_mtime, found.st_ctime) >= read_at - RECENT_SECONDS
-
-
-def _state(found: os.stat_result) -> str:
-    return f"{found.st_size} {found.st_mtime_ns} {found.st_ctime_ns} {found.st_ino}"
 
 
 def record_of(key: str) -> Record:
@@ -232,7 +223,7 @@ def key(worktree: Worktree, sides: Sides, record: Record, read_at: float) -> str
             return None
         if _recent(found, read_at):
             return None
-        state = _state(found)
+        state = f"{found.st_size} {found.st_mtime_ns} {found.st_ctime_ns} {found.st_ino}"
     return "\0".join((" ".join(meta), *paths, state))
 
 
@@ -276,7 +267,8 @@ def open_counted(worktree: Worktree, sides: Sides, running: Future[Running], rea
     if not _opens_from_counts(remembered_size(worktree)):
         return None
     known = load(worktree)  # while git reads
-    if known.view is not None and known.view == _made_of(View.read(worktree, sides, read_at)):
+    view = View.read(worktree, sides, read_at) if known.view is not None else None
+    if view is not None and view.made_of == known.view:
         found = [record_of(k) for k in known.counts]
         counts: list[Counts | None] = list(known.counts.values())
     else:
@@ -308,9 +300,9 @@ def open_counted(worktree: Worktree, sides: Sides, running: Future[Running], rea
         if file is None:
             file = counted
         elif file.record != record:
-            file = None  # git paired the files read alone otherwise (a rename, a copy)
+            return None  # git paired the files read alone otherwise (a rename, a copy): read the whole diff
         if file is None:
-            return None  # the whole diff is read instead
+            return None  # a file not known that git did not read alone: read the whole diff
         files.append(file)
     unchanged = frozenset(record[1][-1] for record, counted in zip(found, counts, strict=True) if counted is not None)
     return Opened(Diff(files=files, size=sum(f.patch_size for f in files)), running, later, unchanged)
