@@ -91,10 +91,11 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
                 diff, same = counted.finish(worktree, sides, opened, shown)
             checked.set_result(same)
             shown.wait(counted.WAIT_FOR_SCREEN)
+            # (first: a reviewer who quits at once leaves the colours of the next first screen)
+            colours.save(worktree)
             if anchoring.exception() is None:
                 # (a file counted is taken, next time, for one whose comments were looked for)
                 counted.remember(worktree, sides, diff, started)
-            colours.save(worktree)
         except Exception as error:
             if not checked.done():
                 checked.set_exception(error)
