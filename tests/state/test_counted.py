@@ -20,6 +20,7 @@ import pytest
 
 from conftest import Repo
 from held_git import held, hold_git_at
+from lying_cache import lie
 from review.background import in_a_thread
 from review.repo import diff, git, scope
 from review.repo.diff import Diff, FileDiff, records
@@ -113,12 +114,14 @@ def cache(agent: Repo) -> Path:
     return counted.cache_file(git.find_worktree(agent.root))
 
 
-def lie(agent: Repo, path: str, added: int) -> None:
-    """Make the cache say `path` added `added` lines."""
-    data = json.loads(cache(agent).read_bytes())
-    (key,) = [key for key in data["files"] if key.split("\0")[1:-1] == [path]]
-    data["files"][key][0] = added
-    cache(agent).write_text(json.dumps(data))
+def view_cache(agent: Repo) -> Path:
+    """Where the diff is remembered whole, with what it was made of."""
+    return cache(agent).with_suffix(".view")
+
+
+def remembered_view(agent: Repo) -> object:
+    """What the diff was remembered to be made of; None when it was not."""
+    return json.loads(view_cache(agent).read_bytes())["made_of"] if view_cache(agent).exists() else None
 
 
 def test_a_review_opened_again_opens_from_its_counts_as_git_reads_it(sixty: Repo, remembered: None) -> None:
@@ -297,6 +300,7 @@ def test_counts_that_lie_are_found_out_by_the_whole_diff(sixty: Repo, remembered
 def test_a_cache_that_cannot_be_read_opens_the_diff_plainly(sixty: Repo, remembered: None, content: bytes) -> None:
     assert opening(sixty).shown() is True
     cache(sixty).write_bytes(content)
+    view_cache(sixty).write_bytes(content)
 
     again = opening(sixty)
     assert again.counted() == []
@@ -312,10 +316,43 @@ def test_a_cache_of_json_that_is_not_an_object_opens_the_diff_plainly(
 ) -> None:
     assert opening(sixty).shown() is True
     cache(sixty).write_bytes(content)
+    view_cache(sixty).write_bytes(content)
 
     again = opening(sixty)
     assert again.counted() == []
     assert again.shown() is True
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"null", b"[]", b'{"files": []}', b'{"made_of": "0", "files": [["a path"]]}', b'{"made_of": null, "files": 1}'],
+)
+def test_a_diff_remembered_whole_that_cannot_be_read_opens_from_the_counts(
+    sixty: Repo, remembered: None, content: bytes
+) -> None:
+    assert opening(sixty).shown() is True
+    assert remembered_view(sixty) is not None
+    view_cache(sixty).write_bytes(content)
+
+    again = opening(sixty)
+    assert again.counted() != []
+    assert again.shown() is True
+    assert described(again.diff) == described(plainly(sixty, again))
+    assert remembered_view(sixty) is not None
+
+
+def test_a_diff_remembered_whole_whose_files_cannot_be_read_opens_from_the_counts(
+    sixty: Repo, remembered: None
+) -> None:
+    assert opening(sixty).shown() is True
+    whole = json.loads(view_cache(sixty).read_bytes())
+    whole["files"][3] = whole["files"][3][:-1]  # a summary short of a count
+    view_cache(sixty).write_text(json.dumps(whole))
+
+    again = opening(sixty)
+    assert again.counted() != []
+    assert again.shown() is True
+    assert described(again.diff) == described(plainly(sixty, again))
 
 
 def test_a_cache_folder_that_cannot_be_written_opens_the_diff_plainly(sixty: Repo, remembered: None) -> None:
@@ -470,7 +507,7 @@ def test_with_untracked_files_git_records_are_those_of_a_diff_made_of_the_same(
     sixty.write("zz-held.txt", "the last file, read through a filter\n")
     first = opening(sixty)
     assert first.shown() is True
-    assert json.loads(cache(sixty).read_bytes())["view"] is not None
+    assert remembered_view(sixty) is not None
 
     with held(lock) as holding:
         again = opening(sixty)
@@ -513,7 +550,7 @@ def test_what_a_diff_is_made_of_is_remembered_only_when_it_is_that_diff(
     later = file_time() + 60  # every file then old enough
 
     def view() -> object:
-        return json.loads(cache(sixty).read_bytes())["view"]
+        return remembered_view(sixty)
 
     counted.remember(worktree, sides, plain, later)
     assert view() is not None

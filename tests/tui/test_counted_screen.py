@@ -7,7 +7,6 @@ git is held back at the diff's last file by a clean filter that waits for a lock
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 
 from conftest import Repo, settle
 from held_git import held, hold_git_at
+from lying_cache import lie
 from review.config import Config
 from review.repo import git
 from review.repo.scope import Scope
@@ -69,15 +69,6 @@ def remembered(agent: Repo) -> None:
         if thread.name == "review-read" and thread not in before:
             thread.join(timeout=60)
     assert counted.cache_file(git.find_worktree(agent.root)).exists()
-
-
-def lie(agent: Repo, path: str, added: int) -> None:
-    """Make the cache say `path` added `added` lines (its counts' first field)."""
-    file = counted.cache_file(git.find_worktree(agent.root))
-    data = json.loads(file.read_bytes())
-    (key,) = [key for key in data["files"] if key.split("\0")[1:-1] == [path]]
-    data["files"][key][0] = added
-    file.write_text(json.dumps(data))
 
 
 async def test_counts_that_lie_are_put_right_by_reading_the_diff_again(forty: Repo) -> None:

@@ -10,8 +10,9 @@ counted, and the screen reads the diff again in the rare case they differ.
 
 With thousands of untracked files, git takes a while even for its raw records: it adds the files
 to a copy of the index, then looks among them for copies of the files changed. What its diff is
-made of is read in a few milliseconds, though (`View`), and the same makes the same diff: when
-it is what it was when the diff was last read, the records remembered are git's.
+made of is read in a few milliseconds, though (`View`), and the same makes the same diff: the
+diff is remembered whole too, each file's record and counts in git's order, with what it was
+made of, and opens from that alone when it is made of the same again.
 
 A file is known by its raw record (paths, modes, blobs and status) and, when its new side is the
 working tree, by the file's size, times and inode, as git's index knows a file unchanged. A file
@@ -28,16 +29,17 @@ import os
 import threading
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
+from contextlib import suppress
 from pathlib import Path
-from typing import NamedTuple, cast
+from typing import NamedTuple
 
-from review.repo import git, scope
-from review.repo.diff import SUBMODULE_MODE, Counts, Diff, FileDiff, Record, records
+from review.repo import file_states, git, scope
+from review.repo.diff import SUBMODULE_MODE, Counts, Diff, FileDiff, Record, from_summaries, records
 from review.repo.git import Running, Worktree
 from review.repo.scope import Sides
 from review.state.files import user_cache_file, write_cache
 
-_SCHEMA = 2
+_SCHEMA = 3
 
 FIRST_ROWS = 200
 """Rows of the diff git reads before the first screen: more than a screen holds."""
@@ -90,32 +92,48 @@ def remembered_size(worktree: Worktree) -> Size:
         return Size(0, 0)
 
 
-class Remembered(NamedTuple):
-    """What is remembered of a worktree's diff."""
-
-    counts: dict[str, Counts]
-    """The counts of its files, by `key`."""
-    view: str | None
-    """What the diff was made of (`View.made_of`) when `counts` holds every file of it, in git's
-    order: their keys then give git's records back (`record_of`)."""
-
-
 def _opens_from_counts(size: Size) -> bool:
     """Whether a diff of this size opens from its counts (see `WHOLE_AT_ONCE_BYTES`)."""
     return size.bytes >= WHOLE_AT_ONCE_BYTES or size.files >= WHOLE_AT_ONCE_FILES
 
 
-def load(worktree: Worktree) -> Remembered:
-    """What is remembered of `worktree`'s diff."""
+def load(worktree: Worktree) -> dict[str, Counts]:
+    """The counts of `worktree`'s files remembered, by `key`."""
     try:
         data = json.loads(cache_file(worktree).read_bytes())
         if not isinstance(data, dict) or data.get("schema") != _SCHEMA:
-            return Remembered({}, None)
-        counts = {key: Counts(*fields) for key, fields in data["files"].items()}
-        view = data.get("view")
-        return Remembered(counts, view if isinstance(view, str) else None)
+            return {}
+        return {key: Counts(*fields) for key, fields in data["files"].items()}
     except (OSError, ValueError, KeyError, TypeError):
-        return Remembered({}, None)
+        return {}
+
+
+def _view_file(worktree: Worktree) -> Path:
+    """Where `worktree`'s diff is remembered whole, with what it was made of (`View`)."""
+    return cache_file(worktree).with_suffix(".view")
+
+
+def _listed(
+    worktree: Worktree, sides: Sides, read_at: float, later: Future[Mapping[str, FileDiff]]
+) -> list[FileDiff] | None:
+    """The files of the diff between `sides`, counted, in git's order, when it is made of what
+    it was made of when it was remembered whole (`View`); else None.
+
+    Raises:
+        ReviewError: git failed.
+    """
+    try:
+        data = json.loads(_view_file(worktree).read_bytes())
+        made_of, summaries = data["made_of"], data["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    view = View.read(worktree, sides, read_at)
+    if view is None or view.made_of != made_of:
+        return None
+    try:
+        return from_summaries(summaries, later)
+    except ValueError:
+        return None
 
 
 def remember(worktree: Worktree, sides: Sides, diff: Diff, read_at: float) -> None:
@@ -128,16 +146,20 @@ def remember(worktree: Worktree, sides: Sides, diff: Diff, read_at: float) -> No
         if found is not None:
             known[found] = file.counts
     size = Size(sum(f.patch_size for f in diff.files), len(diff.files))
-    made_of = None
+    listed = None
     if len(known) == len(diff.files) and _opens_from_counts(size):
         view = View.read(worktree, sides, read_at)
         # A file gone since git read the diff leaves no time of its own behind: the files of the
         # view are those of the diff's new side, or it may not be the diff's.
         if view is not None and view.paths == set(map(os.fsencode, _new_paths(f.record for f in diff.files))):
-            made_of = view.made_of
-    data = {"schema": _SCHEMA, "files": known, "view": made_of}
-    write_cache(cache_file(worktree), json.dumps(data).encode())
+            listed = {"made_of": view.made_of, "files": [f.summary for f in diff.files]}
+    write_cache(cache_file(worktree), json.dumps({"schema": _SCHEMA, "files": known}).encode())
     write_cache(_size_file(worktree), f"{size.bytes} {size.files}".encode())
+    if listed is not None:
+        write_cache(_view_file(worktree), json.dumps(listed).encode())
+    else:
+        with suppress(OSError):
+            _view_file(worktree).unlink(missing_ok=True)
 
 
 class View(NamedTuple):
@@ -162,28 +184,28 @@ class View(NamedTuple):
         """
         if sides.new is not None or sides.cached or not sides.untracked:
             return None
-        tracked = git.diff_output(worktree, sides.old, patch=False)
-        untracked = git.untracked_files(worktree, folders=False)
+        # (git lists the untracked files while it writes the tracked ones' records)
+        listing = git.start_diff(worktree, sides.old, patch=False)
+        try:
+            untracked = git.untracked_files(worktree, folders=False)
+            with listing.whole() as output:
+                tracked = output.read()
+        finally:
+            listing.stop()
         paths = [*map(os.fsencode, _new_paths(records(tracked))), *untracked]
         try:
             if _recent(os.stat(git.index_path(worktree)), read_at):
                 return None
-            root = os.open(worktree.root, os.O_RDONLY | os.O_DIRECTORY)
         except OSError:
             return None
-        try:
-            # (10,000 files: a path relative to the root folder, as raw bytes, takes half the
-            # time of a path joined)
-            found = [os.lstat(path, dir_fd=root) for path in paths]
-        except OSError:
+        states = file_states.read(worktree.root, paths)
+        if states is None or states.newest >= read_at - RECENT_SECONDS:
             return None
-        finally:
-            os.close(root)
-        if any(_recent(f, read_at) for f in found):
-            return None
-        states = [(f.st_size, f.st_mtime_ns, f.st_ctime_ns, f.st_ino) for f in found]
-        made_of = hashlib.sha256(repr((sides.old, tracked, untracked, states)).encode()).hexdigest()
-        return cls(made_of, frozenset(paths))
+        made_of = hashlib.sha256()
+        for part in (os.fsencode(sides.old), tracked, b"\0".join(untracked), states.text):
+            made_of.update(b"%d:" % len(part))
+            made_of.update(part)
+        return cls(made_of.hexdigest(), frozenset(paths))
 
 
 def _new_paths(found: Iterable[Record]) -> list[str]:
@@ -199,12 +221,6 @@ def _in_working_tree(sides: Sides, record: Record) -> bool:
 
 def _recent(found: os.stat_result, read_at: float) -> bool:
     return max(found.st_mtime, found.st_ctime) >= read_at - RECENT_SECONDS
-
-
-def record_of(key: str) -> Record:
-    """The raw record a file is known by (`key`)."""
-    parts = key.split("\0")
-    return cast(Record, (tuple(parts[0].split(" ")), tuple(parts[1:-1])))
 
 
 def key(worktree: Worktree, sides: Sides, record: Record, read_at: float) -> str | None:
@@ -266,28 +282,31 @@ def open_counted(worktree: Worktree, sides: Sides, running: Future[Running], rea
     """
     if not _opens_from_counts(remembered_size(worktree)):
         return None
-    known = load(worktree)  # while git reads
-    view = View.read(worktree, sides, read_at) if known.view is not None else None
-    if view is not None and view.made_of == known.view:
-        found = [record_of(k) for k in known.counts]
-        counts: list[Counts | None] = list(known.counts.values())
+    later = _Later()
+    listed = _listed(worktree, sides, read_at, later)
+    by_counts: list[FileDiff | None]
+    if listed is not None:
+        found: list[Record | None] = [None] * len(listed)
+        by_counts = list(listed)
     else:
+        known = load(worktree)
         # git writes its raw records first, in milliseconds, where the patches of a huge diff
         # take it a second
-        found = records(running.result())
-        keys = [key(worktree, sides, record, read_at) for record in found]
-        counts = [known.counts.get(k) if k is not None else None for k in keys]
-    if sum(c is None for c in counts) > UNKNOWN_AT_MOST:
-        return None
-    later = _Later()
-    by_counts = [
-        FileDiff.counted(record, c, later) if c is not None else None for record, c in zip(found, counts, strict=True)
-    ]
+        read_first = records(running.result())
+        keys = [key(worktree, sides, record, read_at) for record in read_first]
+        counts = [known.get(k) if k is not None else None for k in keys]
+        if sum(c is None for c in counts) > UNKNOWN_AT_MOST:
+            return None
+        found = list(read_first)
+        by_counts = [
+            FileDiff.counted(record, c, later) if c is not None else None
+            for record, c in zip(read_first, counts, strict=True)
+        ]
     wanted: set[str] = set()
     rows = 0
     for record, counted in zip(found, by_counts, strict=True):
         if counted is None or rows < FIRST_ROWS:
-            wanted.update(record[1])
+            wanted.update(_paths(record, counted))
         if rows < FIRST_ROWS:
             # The fewest rows the file can take at the top of the diff: a file not known may be
             # one line, and one shown as a note (large, binary) is its header. The first screen
@@ -296,16 +315,24 @@ def open_counted(worktree: Worktree, sides: Sides, running: Future[Running], rea
     read = {f.path: f for f in scope.read(worktree, sides, paths=sorted(wanted)).files} if wanted else {}
     files = []
     for record, counted in zip(found, by_counts, strict=True):
-        file = read.get(record[1][-1])
+        file = read.get(_paths(record, counted)[-1])
         if file is None:
             file = counted
-        elif file.record != record:
+        elif file.record != (record if counted is None else counted.record):
             return None  # git paired the files read alone otherwise (a rename, a copy): read the whole diff
         if file is None:
             return None  # a file not known that git did not read alone: read the whole diff
         files.append(file)
-    unchanged = frozenset(record[1][-1] for record, counted in zip(found, counts, strict=True) if counted is not None)
+    unchanged = frozenset(counted.path for counted in by_counts if counted is not None)
     return Opened(Diff(files=files, size=sum(f.patch_size for f in files)), running, later, unchanged)
+
+
+def _paths(record: Record | None, counted: FileDiff | None) -> tuple[str, ...]:
+    """The paths of a file: of its record, or else of the file counted."""
+    if record is not None:
+        return record[1]
+    assert counted is not None
+    return (counted.path,) if counted.old_path is None else (counted.old_path, counted.path)
 
 
 def finish(worktree: Worktree, sides: Sides, opened: Opened, shown: threading.Event) -> tuple[Diff, bool]:
