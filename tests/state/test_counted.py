@@ -15,6 +15,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,11 +23,11 @@ from conftest import Repo
 from held_git import held, hold_git_at
 from lying_cache import lie
 from review.background import in_a_thread
-from review.repo import diff, git, scope
+from review.repo import diff, git, highlight, scope
 from review.repo.diff import Diff, FileDiff, records
 from review.repo.lines import FileReader, Side
 from review.repo.scope import Scope
-from review.state import comments, counted
+from review.state import colours, comments, counted
 from review.state.opening import FirstDiff, file_time, read_apart
 from review.state.store import Store
 
@@ -614,3 +615,31 @@ def test_counts_are_not_remembered_when_the_comments_could_not_be_looked_for(six
     assert first.shown() is True
     assert first.first.anchoring.exception() is not None
     assert not cache(sixty).exists()
+
+
+def test_the_first_screens_colours_are_saved_before_the_counts_are_remembered(
+    sixty: Repo, remembered: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a reviewer who quits while the counts of a large diff are being remembered leaves the
+    # colours behind, for the next first screen not to lex its files again
+    remembering = threading.Event()
+    let_go = threading.Event()
+    remember = counted.remember
+
+    def slow(*args: Any) -> None:
+        remembering.set()
+        let_go.wait(60)
+        remember(*args)
+
+    monkeypatch.setattr(counted, "remember", slow)
+    opened = opening(sixty)
+    highlight.highlight("src/greet.py", ["def greet(name):", '    return "hi " + name'])  # as the screen asks
+    opened.first.shown.set()
+    try:
+        assert remembering.wait(60)
+        assert colours.cache_file(git.find_worktree(sixty.root)).exists()
+        assert not cache(sixty).exists()
+    finally:
+        let_go.set()
+    assert opened.shown() is True
+    assert cache(sixty).exists()
