@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -643,3 +644,30 @@ def test_the_first_screens_colours_are_saved_before_the_counts_are_remembered(
         let_go.set()
     assert opened.shown() is True
     assert cache(sixty).exists()
+
+
+def test_a_diff_made_of_the_same_files_again_has_git_read_it_whole_only_once_shown(
+    sixty: Repo, remembered: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # on two cores, the screen's thread is drawn sooner without git beside it
+    with_untracked(sixty)
+    assert opening(sixty).shown() is True
+    whole: list[str] = []
+    start = scope.start
+
+    def starting(worktree: git.Worktree, sides: scope.Sides, paths: Sequence[str] = ()) -> git.Running:
+        if not paths:
+            whole.append(threading.current_thread().name)
+        return start(worktree, sides, paths)
+
+    monkeypatch.setattr(scope, "start", starting)
+    again = opening(sixty)
+    assert again.counted() != []
+    assert whole == []
+    assert again.shown() is True
+    assert whole == ["review-git"]
+    assert described(again.diff) == described(plainly(sixty, again))
+    # made of other files, the diff has git start at once for its records
+    sixty.write("new/untracked_10.txt", "one more\n")
+    assert opening(sixty).shown() is True
+    assert whole.count("review-git") == 2

@@ -113,6 +113,12 @@ def _view_file(worktree: Worktree) -> Path:
     return cache_file(worktree).with_suffix(".view")
 
 
+def remembered_whole(worktree: Worktree) -> bool:
+    """Whether `worktree`'s diff is remembered whole, to open from that alone if it is made of
+    the same files (`View`) again."""
+    return _view_file(worktree).exists()
+
+
 def _listed(
     worktree: Worktree, sides: Sides, read_at: float, later: Future[Mapping[str, FileDiff]]
 ) -> list[FileDiff] | None:

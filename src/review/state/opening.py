@@ -8,7 +8,7 @@ import time
 from concurrent.futures import Future
 from typing import NamedTuple
 
-from review.background import in_a_thread
+from review.background import WhenAsked, in_a_thread
 from review.repo import highlight, scope
 from review.repo.diff import Diff
 from review.repo.git import Worktree, find_worktree
@@ -69,9 +69,15 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
     def read() -> None:
         # whatever went wrong is raised where the results are taken
         try:
-            # (with thousands of untracked files, git takes a while to start: they are added to a
-            # copy of the index first, which an opening from the counts need not wait for)
-            running = in_a_thread(lambda: scope.start(worktree, sides), "review-git")
+            # git reads the whole diff in a thread of its own: with thousands of untracked files it
+            # takes a while to start (they are added to a copy of the index first), which an
+            # opening from the counts need not wait for. A diff remembered whole opens without it
+            # when made of the same files again: git then starts once the screen is shown (or once
+            # the files turn out to be others), for the screen's thread not to share two cores
+            # with it (a huge diff's first screen came 60 ms later beside git).
+            running = WhenAsked(lambda: scope.start(worktree, sides), "review-git")
+            if not (from_counts and counted.remembered_whole(worktree)):
+                running.start()
             colours.load(worktree)  # while git reads, before the first screen asks for them
             opened = counted.open_counted(worktree, sides, running, started) if from_counts else None
             diff = scope.read(worktree, sides, running=running.result()) if opened is None else opened.diff
