@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -618,32 +619,37 @@ def test_counts_are_not_remembered_when_the_comments_could_not_be_looked_for(six
     assert not cache(sixty).exists()
 
 
-def test_the_first_screens_colours_are_saved_before_the_counts_are_remembered(
+def test_the_first_screens_colours_are_saved_before_the_whole_diff_is_read(
     sixty: Repo, remembered: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # a reviewer who quits while the counts of a large diff are being remembered leaves the
-    # colours behind, for the next first screen not to lex its files again
-    remembering = threading.Event()
+    # a reviewer who quits while git reads a large diff whole leaves the colours behind, for the
+    # next first screen not to lex its files again
+    assert opening(sixty).shown() is True
+    finishing = threading.Event()
     let_go = threading.Event()
-    remember = counted.remember
+    finish = counted.finish
 
-    def slow(*args: Any) -> None:
-        remembering.set()
+    def slow(*args: Any) -> tuple[Diff, bool]:
+        finishing.set()
         let_go.wait(60)
-        remember(*args)
+        return finish(*args)
 
-    monkeypatch.setattr(counted, "remember", slow)
-    opened = opening(sixty)
+    monkeypatch.setattr(counted, "finish", slow)
+    colours.cache_file(git.find_worktree(sixty.root)).unlink(missing_ok=True)
+    again = opening(sixty)
+    assert again.counted() != []
     highlight.highlight("src/greet.py", ["def greet(name):", '    return "hi " + name'])  # as the screen asks
-    opened.first.shown.set()
+    again.first.shown.set()
     try:
-        assert remembering.wait(60)
+        assert finishing.wait(60)
+        for _ in range(500):
+            if colours.cache_file(git.find_worktree(sixty.root)).exists():
+                break
+            time.sleep(0.01)
         assert colours.cache_file(git.find_worktree(sixty.root)).exists()
-        assert not cache(sixty).exists()
     finally:
         let_go.set()
-    assert opened.shown() is True
-    assert cache(sixty).exists()
+    assert again.shown() is True
 
 
 def test_a_diff_made_of_the_same_files_again_has_git_read_it_whole_only_once_shown(

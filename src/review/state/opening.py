@@ -66,6 +66,12 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
 
     highlight.forget_made()  # the colours remembered for this diff are those its screen asks for
 
+    def save_colours() -> None:
+        # once the screen is shown, before the whole diff is read (a second, for a huge one): a
+        # reviewer who quits at once leaves the colours of the next first screen behind
+        shown.wait(counted.WAIT_FOR_SCREEN)
+        colours.save(worktree)
+
     def read() -> None:
         # whatever went wrong is raised where the results are taken
         try:
@@ -86,6 +92,7 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
                 future.set_exception(error)
             return
         reading.set_result(diff)
+        in_a_thread(save_colours, "review-colours")
         unchanged = opened.unchanged if opened is not None else frozenset()
         try:
             anchoring.set_result(comments.reanchor_on(store, worktree, sides.old, diff, unchanged=unchanged))
@@ -97,8 +104,6 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
                 diff, same = counted.finish(worktree, sides, opened, shown)
             checked.set_result(same)
             shown.wait(counted.WAIT_FOR_SCREEN)
-            # (first: a reviewer who quits at once leaves the colours of the next first screen)
-            colours.save(worktree)
             if anchoring.exception() is None:
                 # (a file counted is taken, next time, for one whose comments were looked for)
                 counted.remember(worktree, sides, diff, started)
