@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -642,10 +641,6 @@ def test_the_first_screens_colours_are_saved_before_the_whole_diff_is_read(
     again.first.shown.set()
     try:
         assert finishing.wait(60)
-        for _ in range(500):
-            if colours.cache_file(git.find_worktree(sixty.root)).exists():
-                break
-            time.sleep(0.01)
         assert colours.cache_file(git.find_worktree(sixty.root)).exists()
     finally:
         let_go.set()

@@ -341,17 +341,21 @@ def _paths(record: Record | None, counted: FileDiff | None) -> tuple[str, ...]:
     return (counted.path,) if counted.old_path is None else (counted.old_path, counted.path)
 
 
-def finish(worktree: Worktree, sides: Sides, opened: Opened, shown: threading.Event) -> tuple[Diff, bool]:
-    """Read the whole diff behind an opened one, once its screen is shown (or once a counted file
-    asks for its patch, if that comes first), for the counted files to take their patches from;
-    and whether it is the diff opened (else it is to be read again).
+def wait_for_screen(opened: Opened, shown: threading.Event) -> None:
+    """Wait for the screen of an opened diff to be shown, or for a counted file to ask for its
+    patch if that comes first (at most `WAIT_FOR_SCREEN`): the whole diff is read after it."""
+    waited = 0.0
+    while not shown.wait(_ASKED_EVERY) and not opened.later.asked.is_set() and waited < WAIT_FOR_SCREEN:
+        waited += _ASKED_EVERY
+
+
+def finish(worktree: Worktree, sides: Sides, opened: Opened) -> tuple[Diff, bool]:
+    """Read the whole diff behind an opened one, for the counted files to take their patches
+    from; and whether it is the diff opened (else it is to be read again).
 
     Raises:
         ReviewError: git failed.
     """
-    waited = 0.0
-    while not shown.wait(_ASKED_EVERY) and not opened.later.asked.is_set() and waited < WAIT_FOR_SCREEN:
-        waited += _ASKED_EVERY
     try:
         whole = scope.read(worktree, sides, running=opened.running.result())
     except BaseException as error:

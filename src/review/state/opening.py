@@ -8,6 +8,7 @@ import time
 from concurrent.futures import Future
 from typing import NamedTuple
 
+from review import arenas
 from review.background import WhenAsked, in_a_thread
 from review.repo import highlight, scope
 from review.repo.diff import Diff
@@ -66,12 +67,6 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
 
     highlight.forget_made()  # the colours remembered for this diff are those its screen asks for
 
-    def save_colours() -> None:
-        # once the screen is shown, before the whole diff is read (a second, for a huge one): a
-        # reviewer who quits at once leaves the colours of the next first screen behind
-        shown.wait(counted.WAIT_FOR_SCREEN)
-        colours.save(worktree)
-
     def read() -> None:
         # whatever went wrong is raised where the results are taken
         try:
@@ -92,7 +87,6 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
                 future.set_exception(error)
             return
         reading.set_result(diff)
-        in_a_thread(save_colours, "review-colours")
         unchanged = opened.unchanged if opened is not None else frozenset()
         try:
             anchoring.set_result(comments.reanchor_on(store, worktree, sides.old, diff, unchanged=unchanged))
@@ -101,9 +95,14 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
         try:
             same = True
             if opened is not None:
-                diff, same = counted.finish(worktree, sides, opened, shown)
+                counted.wait_for_screen(opened, shown)
+                # before the whole diff is read (a second, for a huge one): a reviewer who quits
+                # at once leaves the colours of the next first screen behind
+                colours.save(worktree)
+                diff, same = counted.finish(worktree, sides, opened)
             checked.set_result(same)
             shown.wait(counted.WAIT_FOR_SCREEN)
+            colours.save(worktree)  # (again, with those made since, if any)
             if anchoring.exception() is None:
                 # (a file counted is taken, next time, for one whose comments were looked for)
                 counted.remember(worktree, sides, diff, started)
@@ -123,6 +122,7 @@ def open_apart(path: str, chosen: Scope, *, from_counts: bool = True) -> Future[
     caller to say before any screen is shown."""
 
     def find() -> tuple[Worktree, FirstDiff]:
+        arenas.share()  # before the threads that read the diff start
         worktree = find_worktree(path)
         return worktree, read_apart(worktree, chosen, from_counts=from_counts)
 
