@@ -111,12 +111,12 @@ class Hunk:
 
 
 Record = tuple[tuple[str, str, str, str, str], tuple[str, ...]]
+"""A file's raw record in git's output: its modes, blobs and status field, and its path (its old
+path first, for a rename or a copy)."""
 Summary = tuple[
     str, str | None, str, str, str, str, str, int | None, int, int, bool, int, str, int, int | None, int | None
 ]
 """A file counted, in plain values (`FileDiff.summary`)."""
-"""A file's raw record in git's output: its modes, blobs and status field, and its path (its old
-path first, for a rename or a copy)."""
 
 
 class Counts(NamedTuple):
@@ -310,8 +310,12 @@ class FileDiff:
     def record(self) -> Record:
         """The file's raw record, as git wrote it."""
         status = self.status.letter if self.similarity is None else f"{self.status.letter}{self.similarity:03d}"
-        paths = (self.path,) if self.old_path is None else (self.old_path, self.path)
-        return (self.old_mode, self.new_mode, self.old_blob, self.new_blob, status), paths
+        return (self.old_mode, self.new_mode, self.old_blob, self.new_blob, status), self.paths
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """Its path, as its record gives it: the old path first, for a rename or a copy."""
+        return (self.path,) if self.old_path is None else (self.old_path, self.path)
 
     @property
     def counts(self) -> Counts:

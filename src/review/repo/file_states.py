@@ -36,8 +36,7 @@ def read(root: Path, paths: Sequence[bytes]) -> States | None:
     if not paths:
         return States(b"", float("-inf"))
     text = _by_stat(root, paths)
-    fields = text.split() if text is not None else []
-    if len(fields) != 4 * len(paths) or text is None or text.count(b"\n") != len(paths):
+    if text is None or text.count(b"\n") != len(paths) or len(fields := text.split()) != 4 * len(paths):
         # not GNU's `stat`, or a file it could not read: the loop says which
         text = _by_loop(root, paths)
         if text is None:

@@ -338,7 +338,7 @@ def _paths(record: Record | None, counted: FileDiff | None) -> tuple[str, ...]:
     if record is not None:
         return record[1]
     assert counted is not None
-    return (counted.path,) if counted.old_path is None else (counted.old_path, counted.path)
+    return counted.paths
 
 
 def wait_for_screen(opened: Opened, shown: threading.Event) -> None:
