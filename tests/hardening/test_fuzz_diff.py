@@ -290,7 +290,9 @@ def delivered(worktree: Worktree, sides: Sides, output: bytes) -> FirstDiff:
                 future.set_exception(error)
     checked: Future[bool] = Future()
     checked.set_result(True)
-    return FirstDiff(sides, reading, anchoring, time.time(), threading.Event(), checked)
+    coloured = threading.Event()
+    coloured.set()
+    return FirstDiff(sides, reading, anchoring, time.time(), threading.Event(), checked, coloured)
 
 
 Samples = tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]

@@ -12,13 +12,15 @@ from rich.segment import Segment
 from conftest import Repo
 from review.config import Config
 from review.errors import BadRevision, NotARepository
-from review.repo import git
+from review.repo import colouring, git, highlight
 from review.repo.scope import Scope
 from review.state.opening import open_apart, read_apart
 from review.tui.app import make_app
 from review.tui.first_frame import show_scrollbars, size_to_come
 from review.tui.layout import unified_gutter
+from review.tui.screens import review_screen
 from review.tui.screens.review_screen import ReviewScreen
+from review.tui.widgets import diff_view
 from review.tui.widgets.diff_view import DiffView
 from review.tui.widgets.review_header import ReviewHeader
 
@@ -96,6 +98,27 @@ async def test_a_row_has_its_syntax_colours_the_first_time_it_is_drawn(agent_wor
         # the keyword has a colour of its own, not the text's
         assert keyword.style is not None and keyword.style.color is not None
         assert keyword.style.color != plain.color
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["unified", "split"])
+async def test_a_first_opening_draws_its_colours_with_no_lexer_compiled_in_the_viewer(
+    agent_worktree: Repo, split: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # nothing remembered: the colours of the first screen are made in a child process while the
+    # viewer starts (`colouring`), and its first frame asks for no others
+    monkeypatch.setattr(colouring, "ANSWER_WAIT", 60.0)  # (niced, on a loaded machine)
+    monkeypatch.setattr(review_screen, "COLOURS_WAIT", 60.0)
+    asked: list[str] = []
+    lexed: list[str] = []
+    lex, colour = highlight._lex, diff_view.highlight
+    monkeypatch.setattr(diff_view, "highlight", lambda path, lines: (asked.append(path), colour(path, lines))[1])
+    monkeypatch.setattr(highlight, "_lex", lambda path, *rest: (lexed.append(path), lex(path, *rest))[1])
+    worktree = git.find_worktree(agent_worktree.root)
+    first = read_apart(worktree, Scope(), from_counts=not split)
+    wait([first.anchoring])
+    async with make_app(worktree, Scope(), Config(split=split), watch=False, first=first).run_test(size=SIZE):
+        # nothing awaited: the first frame is drawn
+        assert asked and lexed == []
 
 
 def _agent_with_a_line_of(agent_worktree: Repo, cells: int) -> None:

@@ -20,7 +20,7 @@ import os
 import re
 import sys
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from enum import Enum
@@ -493,9 +493,10 @@ _CHUNK = 1 << 20
 """Bytes of a large output read at a time."""
 
 
-def parse(output: bytes | BinaryIO | Running) -> Diff:
+def parse(output: bytes | BinaryIO | Running, named: Callable[[list[Record]], None] | None = None) -> Diff:
     """Build the model from `git diff --raw --patch -z` output, given as bytes, as the file it
-    is in (`Running.whole`), or as git writes it (`git.start_diff`), read while git runs. The
+    is in (`Running.whole`), or as git writes it (`git.start_diff`), read while git runs;
+    `named` is given the files' records as soon as they are read, before their patches. The
     file is parse's to close: it is read into memory and closed when small (`IN_MEMORY_BYTES`);
     a large one stays open, for each file's part to be read back when its hunks are needed, and
     is closed once the diff's files are all gone.
@@ -507,7 +508,7 @@ def parse(output: bytes | BinaryIO | Running) -> Diff:
     """
     source = _Output(output)
     try:
-        diff = _parse(source)
+        diff = _parse(source, named)
         source.whole()
         diff.size = source.size
         return diff
@@ -520,9 +521,11 @@ def parse(output: bytes | BinaryIO | Running) -> Diff:
         raise
 
 
-def _parse(source: _Output) -> Diff:
+def _parse(source: _Output, named: Callable[[list[Record]], None] | None) -> Diff:
     reader = _Reader(source)
     records = reader.raw_records()
+    if named is not None:
+        named(records)
     if not records:
         if reader.rest_is_blank():
             return Diff(files=[], size=source.size)

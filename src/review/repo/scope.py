@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import os
 from bisect import bisect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 from review.errors import BadRevision
 from review.repo import git
-from review.repo.diff import Diff, FileDiff, Status, binary_paths, parse, renames
+from review.repo.diff import Diff, FileDiff, Record, Status, binary_paths, parse, renames
 from review.repo.git import Worktree
 
 
@@ -126,11 +126,19 @@ def load(worktree: Worktree, scope: Scope = Scope(), since: Since | None = None)
     return sides, read(worktree, sides)
 
 
-def read(worktree: Worktree, sides: Sides, *, paths: Sequence[str] = (), running: git.Running | None = None) -> Diff:
+def read(
+    worktree: Worktree,
+    sides: Sides,
+    *,
+    paths: Sequence[str] = (),
+    running: git.Running | None = None,
+    named: Callable[[list[Record]], None] | None = None,
+) -> Diff:
     """The diff between two resolved sides (of `paths` alone, when given), parsed as git writes
-    it; `running` is its reading already started (`start`). A large one stays in git's temporary
-    file, read back a file at a time (see `parse`)."""
-    diff = parse(running or start(worktree, sides, paths))
+    it; `running` is its reading already started (`start`); `named` is given its files' records
+    before their patches are read. A large one stays in git's temporary file, read back a file at
+    a time (see `parse`)."""
+    diff = parse(running or start(worktree, sides, paths), named)
     _mark_moved_binaries(worktree, sides, diff)
     _measure_binaries(worktree, diff)
     return diff

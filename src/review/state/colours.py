@@ -25,14 +25,17 @@ def cache_file(worktree: Worktree) -> Path:
     return user_cache_file("colours", worktree.root)
 
 
-def load(worktree: Worktree) -> None:
-    """Recall the colours remembered for `worktree` (before the first screen is drawn)."""
+def load(worktree: Worktree) -> bool:
+    """Recall the colours remembered for `worktree` (before the first screen is drawn); whether
+    there were any."""
     try:
         data = json.loads(cache_file(worktree).read_bytes())
         if isinstance(data, dict) and data.get("schema") == _SCHEMA:
             highlight.recall(data["colours"])
+            return bool(data["colours"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
+    return False
 
 
 def save(worktree: Worktree) -> None:

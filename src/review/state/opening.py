@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import NamedTuple
 
 from review import arenas
 from review.background import WhenAsked, in_a_thread
-from review.repo import highlight, scope
-from review.repo.diff import Diff
+from review.errors import ReviewError
+from review.repo import colouring, highlight, scope
+from review.repo.diff import Diff, Record
 from review.repo.git import Worktree, find_worktree
 from review.repo.scope import Scope, Sides
 from review.state import colours, comments, counted, rounds
@@ -33,7 +35,14 @@ class FirstDiff(NamedTuple):
     checked: Future[bool]
     """Whether the diff read is git's: False when one opened from its counts turned out not to be
     (the screen then reads it again)."""
+    coloured: threading.Event
+    """Set once the colours of the first screen made apart (`colouring`), if any, are recalled:
+    the screen waits for them a moment (`COLOURS_WAIT`) rather than lex the texts itself."""
 
+
+COLOURS_WAIT = 0.3
+"""Seconds a screen with its diff read waits for the colours made apart: longer than the child
+takes, once the screen's imports are done, shorter than compiling a lexer and more."""
 
 FIRST_SCREEN_WAIT = 1.0
 """Seconds a new review screen waits for its diff: it is drawn once, whole, when the reading is
@@ -58,11 +67,20 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
             screen is shown.
     """
     store = Store(worktree.root)
-    sides = scope.resolve(worktree, chosen, rounds.last_sent(store) if chosen.since_review else None)
+    # A first screen whose colours are not remembered has them made apart (`colouring`): the
+    # child starts first, for its lexers to be compiled by the time the screen asks for them.
+    colourer = None if colours.load(worktree) else colouring.start()
+    try:
+        sides = scope.resolve(worktree, chosen, rounds.last_sent(store) if chosen.since_review else None)
+    except BaseException:
+        if colourer is not None:
+            colourer.stop()
+        raise
     reading: Future[Diff] = Future()
     anchoring: Future[Review] = Future()
     checked: Future[bool] = Future()
     shown = threading.Event()
+    coloured = threading.Event()
     started = file_time()
 
     highlight.forget_made()  # the colours remembered for this diff are those its screen asks for
@@ -79,19 +97,29 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
             running = WhenAsked(lambda: scope.start(worktree, sides), "review-git")
             if not (from_counts and counted.remembered_whole(worktree)):
                 running.start()
-            colours.load(worktree)  # while git reads, before the first screen asks for them
             opened = counted.open_counted(worktree, sides, running, started) if from_counts else None
-            diff = scope.read(worktree, sides, running=running.result()) if opened is None else opened.diff
+            if opened is None:
+                named = None if colourer is None else _expecting(colourer)
+                diff = scope.read(worktree, sides, running=running.result(), named=named)
+            else:
+                diff = opened.diff
         except Exception as error:
+            if colourer is not None:
+                colourer.stop()
             for future in (reading, anchoring, checked):
                 future.set_exception(error)
             return
         reading.set_result(diff)
+        if colourer is not None:
+            _colour_first_screen(colourer, diff)
         unchanged = opened.unchanged if opened is not None else frozenset()
         try:
             anchoring.set_result(comments.reanchor_on(store, worktree, sides.old, diff, unchanged=unchanged))
         except Exception as error:
             anchoring.set_exception(error)
+        if colourer is not None:
+            colourer.recall()
+        coloured.set()
         try:
             same = True
             if opened is not None:
@@ -111,7 +139,30 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
                 checked.set_exception(error)
 
     threading.Thread(target=read, name="review-read", daemon=True).start()
-    return FirstDiff(sides, reading, anchoring, started, shown, checked)
+    return FirstDiff(sides, reading, anchoring, started, shown, checked, coloured)
+
+
+EXPECTED = 8
+"""Files whose lexers the child that colours the first screen compiles as soon as they are named."""
+
+
+def _expecting(colourer: colouring.Colourer) -> Callable[[list[Record]], None]:
+    """What gives the first files' names to `colourer` as git names them."""
+
+    def named(found: list[Record]) -> None:
+        colourer.expect(paths[-1] for _, paths in found[:EXPECTED])
+
+    return named
+
+
+def _colour_first_screen(colourer: colouring.Colourer, diff: Diff) -> None:
+    """Have `colourer` colour the texts of `diff`'s first screen (none of a broken patch: the
+    screen says what is wrong with it)."""
+    try:
+        texts = colouring.first_texts(diff)
+    except ReviewError:
+        texts = []
+    colourer.colour(texts)
 
 
 def open_apart(path: str, chosen: Scope, *, from_counts: bool = True) -> Future[tuple[Worktree, FirstDiff]]:

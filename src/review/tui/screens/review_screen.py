@@ -28,7 +28,7 @@ from review.repo.text import visible
 from review.state import comments, notes, rounds
 from review.state.comments import Where
 from review.state.model import Comment, CommentStatus, Review, Round, Severity, Side, Verdict
-from review.state.opening import FIRST_SCREEN_WAIT, FirstDiff, file_time
+from review.state.opening import COLOURS_WAIT, FIRST_SCREEN_WAIT, FirstDiff, file_time
 from review.state.store import FOLDER, Store
 from review.tui import collecting
 from review.tui.compact import REVIEW_KEYS
@@ -97,7 +97,9 @@ def _read_first(first: FirstDiff) -> Read:
     """What was read while the app started; raises ReviewError when the diff could not be."""
     diff = first.reading.result()
     try:
-        return first.sides, diff, first.anchoring.result(), None
+        review = first.anchoring.result()
+        first.coloured.wait(COLOURS_WAIT)
+        return first.sides, diff, review, None
     except ReviewError as error:
         return first.sides, diff, None, str(error)
 

@@ -26,6 +26,7 @@ from textual.reactive import reactive, var
 from textual.strip import Strip
 from textual.timer import Timer
 
+from review.repo.colouring import CHUNK, sides
 from review.repo.diff import Diff, Line, Status
 from review.repo.highlight import highlight
 from review.repo.text import visible
@@ -41,11 +42,6 @@ from review.tui.scroll_bar import ScrollViewWithItsBar
 
 # How long the view is still before it prepares the places the next keys lead to.
 PREFETCH_DELAY = 0.05
-
-CHUNK = 100
-"""Lines of a hunk lexed together. A row's colours are made when it is first drawn, if the worker
-has not made them ahead of the cursor: a long hunk is lexed a chunk at a time, so that drawing a
-screen never waits for more than a few chunks."""
 
 ColourKey = tuple[int, int, int, int]
 """Generation of the diff, file, hunk and chunk of a hunk's colours."""
@@ -950,9 +946,7 @@ class _SyntaxStyles:
 def _colour(path: str, lines: Sequence[Line], start: int) -> HunkColours:
     """The syntax colours of `lines[start:start + CHUNK]` of a hunk, by index in the hunk; each
     side is lexed as one text."""
-    chunk = range(start, min(start + CHUNK, len(lines)))
-    old = [i for i in chunk if lines[i].kind != "+"]
-    new = [i for i in chunk if lines[i].kind != "-"]
+    old, new = sides(lines, start)
     old_tokens = highlight(path, [lines[i].text for i in old])
     new_tokens = highlight(path, [lines[i].text for i in new])
     return HunkColours(dict(zip(old, old_tokens, strict=True)), dict(zip(new, new_tokens, strict=True)))
