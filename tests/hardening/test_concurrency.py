@@ -81,15 +81,25 @@ async def test_eight_processes_and_the_viewer_writing_at_once_lose_nothing(tmp_p
 
 async def comment_in_viewer(pilot: Pilot, line: int, text: str) -> None:  # type: ignore[type-arg]
     """Write a comment on a line of FILE in the viewer, as the reviewer does: c, the text, ctrl+s."""
+    await on_screen(pilot, ReviewScreen)  # (the last comment's editor closes once it is saved)
     view = pilot.app.screen.query_one(DiffView)
     assert view.diff_layout is not None
     view.go_to(view.diff_layout.find(Place(FILE, new=line)) or 0)
     await pilot.press("c")
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, CommentEditor)
+    await on_screen(pilot, CommentEditor)
     pilot.app.screen.query_one("TextArea").insert(text)  # type: ignore[attr-defined]
     await pilot.press("ctrl+s")
     await pilot.pause()
+
+
+async def on_screen(pilot: Pilot, kind: type) -> None:  # type: ignore[type-arg]
+    """Wait for a screen of `kind` to be on top: with eight writers on two cores, a frame or two
+    can take longer than a pause."""
+    for _ in range(200):
+        if isinstance(pilot.app.screen, kind):
+            return
+        await pilot.pause(0.05)
+    assert isinstance(pilot.app.screen, kind)
 
 
 def assert_unique_ids(review: Review) -> None:
