@@ -44,9 +44,11 @@ def read(root: Path, paths: Sequence[bytes]) -> States | None:
         fields = text.split()
     times = fields[1::4] + fields[2::4]
     # the latest time is among the longest (seconds of as many digits compare as bytes): 20,000
-    # times read as numbers took 6 ms
-    longest = len(max(times, key=len))
-    return States(text, float(max(time for time in times if len(time) == longest)))
+    # times read as numbers took 6 ms, and picked out by their length in Python 13 ms, where all
+    # of one length (since 2001) are compared at once
+    lengths = set(map(len, times))
+    longest = max(lengths)
+    return States(text, float(max(times if len(lengths) == 1 else (t for t in times if len(t) == longest))))
 
 
 def _by_stat(root: Path, paths: Sequence[bytes]) -> bytes | None:
