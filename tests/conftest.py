@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from review.overview.status import Overview
+from review.repo import colouring
 from sshd import sshd  # noqa: F401 (the fixture of an sshd on a loopback port, for the tests of other machines)
 
 
@@ -32,6 +33,25 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     )
     monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-01-01T12:00:00+00:00")
     monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-01T12:00:00+00:00")
+
+
+_COLOURER = colouring.start
+
+
+@pytest.fixture(autouse=True)
+def lexed_in_the_viewer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first screen's colours are lexed in the viewer, as when the child that makes them apart
+    (`colouring`) cannot be started: a child for each review opened made the tests a quarter
+    slower. The tests of the child ask for it (`coloured_apart`)."""
+    monkeypatch.setattr(colouring, "start", lambda: None)
+
+
+@pytest.fixture
+def coloured_apart(lexed_in_the_viewer: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first screen's colours made in a child process, as in use; given all the time it needs
+    (niced, on a loaded machine, it may take seconds)."""
+    monkeypatch.setattr(colouring, "start", _COLOURER)
+    monkeypatch.setattr(colouring, "ANSWER_WAIT", 60.0)
 
 
 class Repo:

@@ -17,12 +17,7 @@ from review.repo.scope import Scope
 from review.state import colours, counted
 from review.state.opening import read_apart
 
-
-@pytest.fixture(autouse=True)
-def patient(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The child has all the time it needs: under a loaded machine's tests, niced, it may take
-    seconds (in use, the screen lexes what it has not given by then)."""
-    monkeypatch.setattr(colouring, "ANSWER_WAIT", 60.0)
+pytestmark = pytest.mark.usefixtures("coloured_apart")
 
 
 @pytest.fixture(autouse=True)

@@ -24,7 +24,7 @@ from conftest import Repo
 from held_git import held, hold_git_at
 from lying_cache import lie
 from review.background import in_a_thread
-from review.repo import diff, git, highlight, scope
+from review.repo import colouring, diff, git, highlight, scope
 from review.repo.diff import Diff, FileDiff, records
 from review.repo.lines import FileReader, Side
 from review.repo.scope import Scope
@@ -672,3 +672,20 @@ def test_a_diff_made_of_the_same_files_again_has_git_read_it_whole_only_once_sho
     sixty.write("new/untracked_10.txt", "one more\n")
     assert opening(sixty).shown() is True
     assert whole.count("review-git") == 2
+
+
+def test_a_diff_opened_from_its_counts_with_no_colours_remembered_has_them_made_apart(
+    sixty: Repo, remembered: None, coloured_apart: None
+) -> None:
+    # the child is given the texts of the files read for the first screen, and the reading does
+    # not wait for the patches of the files counted (git reads them once the screen is shown)
+    assert opening(sixty).shown() is True
+    colours.cache_file(git.find_worktree(sixty.root)).unlink(missing_ok=True)
+    highlight._recalled.clear()
+    again = opening(sixty)
+    assert again.first.coloured.wait(60)
+    assert SIXTY - 1 in again.counted()
+    texts = colouring.first_texts(again.diff)
+    assert texts
+    assert all(highlight._key(path, "\n".join(lines) + "\n") in highlight._recalled for path, lines in texts)
+    assert again.shown() is True

@@ -12,7 +12,7 @@ from rich.segment import Segment
 from conftest import Repo
 from review.config import Config
 from review.errors import BadRevision, NotARepository
-from review.repo import colouring, git, highlight
+from review.repo import git, highlight
 from review.repo.scope import Scope
 from review.state.opening import open_apart, read_apart
 from review.tui.app import make_app
@@ -102,12 +102,11 @@ async def test_a_row_has_its_syntax_colours_the_first_time_it_is_drawn(agent_wor
 
 @pytest.mark.parametrize("split", [False, True], ids=["unified", "split"])
 async def test_a_first_opening_draws_its_colours_with_no_lexer_compiled_in_the_viewer(
-    agent_worktree: Repo, split: bool, monkeypatch: pytest.MonkeyPatch
+    agent_worktree: Repo, split: bool, coloured_apart: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # nothing remembered: the colours of the first screen are made in a child process while the
     # viewer starts (`colouring`), and its first frame asks for no others
-    monkeypatch.setattr(colouring, "ANSWER_WAIT", 60.0)  # (niced, on a loaded machine)
-    monkeypatch.setattr(review_screen, "COLOURS_WAIT", 60.0)
+    monkeypatch.setattr(review_screen, "COLOURS_WAIT", 60.0)  # (niced, on a loaded machine)
     asked: list[str] = []
     lexed: list[str] = []
     lex, colour = highlight._lex, diff_view.highlight
