@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from review.overview.status import Overview
-from review.repo import colouring
+from review.repo import colouring, highlight
 from sshd import sshd  # noqa: F401 (the fixture of an sshd on a loopback port, for the tests of other machines)
 
 
@@ -52,6 +52,12 @@ def coloured_apart(lexed_in_the_viewer: None, monkeypatch: pytest.MonkeyPatch) -
     (niced, on a loaded machine, it may take seconds)."""
     monkeypatch.setattr(colouring, "start", _COLOURER)
     monkeypatch.setattr(colouring, "ANSWER_WAIT", 60.0)
+
+
+def recalled(path: str, lines: list[str]) -> object:
+    """The colours of a text (`lines` of the file at `path`) recalled for `highlight` to give
+    without lexing it; None when there are none."""
+    return highlight._recalled.get(highlight._key(path, "\n".join(lines) + "\n"))
 
 
 class Repo:

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from conftest import Repo
+from conftest import Repo, recalled
 from review.repo import colouring, git, highlight, scope
-from review.repo.diff import Line
+from review.repo.diff import Diff, Line
 from review.repo.scope import Scope
 from review.state import colours, counted
 from review.state.opening import read_apart
@@ -54,27 +54,38 @@ def test_the_first_screens_texts_are_its_first_files_hunks_each_side_whole(agent
     assert {path for path, _ in texts} == {f.path for f in diff.files if f.hunks_shown_unasked}
 
 
+def rewritten(repo: Repo, names: list[str], old: str, new: str) -> Diff:
+    """The diff of files committed with the text `old`, then written with `new`."""
+    for text, made in ((old, True), (new, False)):
+        for name in names:
+            repo.write(name, text)
+        if made:
+            repo.commit("the files")
+    return scope.load(git.find_worktree(repo.root), Scope(base="HEAD"))[1]
+
+
 def test_the_first_screens_texts_stop_past_its_first_rows(repo: Repo) -> None:
-    for n in range(40):
-        repo.write(f"src/m{n:02}.py", "".join(f"value_{i} = {i}\n" for i in range(10)))
-    repo.commit("forty files")
-    for n in range(40):
-        repo.write(f"src/m{n:02}.py", "".join(f"value_{i} = {i * 2}\n" for i in range(10)))
-    _, diff = scope.load(git.find_worktree(repo.root), Scope(staged=False, base="HEAD"))
+    forty = [f"src/m{n:02}.py" for n in range(40)]
+    diff = rewritten(
+        repo,
+        forty,
+        "".join(f"value_{i} = {i}\n" for i in range(10)),
+        "".join(f"value_{i} = {i * 2}\n" for i in range(10)),
+    )
     texts = colouring.first_texts(diff)
     shown = {path for path, _ in texts}
     # a file of ten lines rewritten takes 2 + 21 rows: the first screens hold six of the forty
-    assert shown == {f"src/m{n:02}.py" for n in range(len(shown))}
+    assert shown == set(forty[: len(shown)])
     assert 4 <= len(shown) <= 7
 
 
 def test_the_first_screens_texts_stop_past_a_pipes_worth_of_text(repo: Repo) -> None:
-    for n in range(3):
-        repo.write(f"wide{n}.py", "".join(f"v{i} = '{'x' * 300}'\n" for i in range(20)))
-    repo.commit("wide files")
-    for n in range(3):
-        repo.write(f"wide{n}.py", "".join(f"v{i} = '{'y' * 300}'\n" for i in range(20)))
-    _, diff = scope.load(git.find_worktree(repo.root), Scope(base="HEAD"))
+    diff = rewritten(
+        repo,
+        [f"wide{n}.py" for n in range(3)],
+        "".join(f"v{i} = '{'x' * 300}'\n" for i in range(20)),
+        "".join(f"v{i} = '{'y' * 300}'\n" for i in range(20)),
+    )
     texts = colouring.first_texts(diff)
     # each file's chunk is 12,000 characters: the first passes the limit
     assert [path for path, _ in texts] == ["wide0.py", "wide0.py"]
@@ -89,9 +100,9 @@ def test_the_colours_the_child_makes_are_those_lexed_here() -> None:
     child.recall()
     assert highlight._lexer_class.cache_info().currsize == 0  # nothing compiled here
     for path, lines in texts:
-        recalled = highlight._recalled[highlight._key(path, "\n".join(lines) + "\n")]
-        assert recalled == highlight._lex(path, lines, "\n".join(lines) + "\n")
-        assert any(recalled)
+        made = recalled(path, lines)
+        assert made == highlight._lex(path, lines, "\n".join(lines) + "\n")
+        assert isinstance(made, list) and any(made)
 
 
 @pytest.mark.parametrize(
@@ -133,7 +144,7 @@ def test_a_first_opening_has_its_first_screens_colours_made_apart(agent_worktree
     assert texts
     assert highlight._lexer_class.cache_info().currsize == 0
     for path, lines in texts:
-        assert highlight._key(path, "\n".join(lines) + "\n") in highlight._recalled
+        assert recalled(path, lines) is not None
 
 
 def test_an_opening_with_its_colours_remembered_starts_no_child(
@@ -170,6 +181,6 @@ def test_a_diff_opened_from_its_counts_has_its_first_screen_coloured_apart_too(
     texts = colouring.first_texts(again.reading.result())
     assert texts
     for path, lines in texts:
-        assert highlight._key(path, "\n".join(lines) + "\n") in highlight._recalled
+        assert recalled(path, lines) is not None
     again.shown.set()
     assert again.checked.result(timeout=30) is True

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Repo
+from conftest import Repo, recalled
 from held_git import held, hold_git_at
 from lying_cache import lie
 from review.background import in_a_thread
@@ -687,5 +687,5 @@ def test_a_diff_opened_from_its_counts_with_no_colours_remembered_has_them_made_
     assert SIXTY - 1 in again.counted()
     texts = colouring.first_texts(again.diff)
     assert texts
-    assert all(highlight._key(path, "\n".join(lines) + "\n") in highlight._recalled for path, lines in texts)
+    assert all(recalled(path, lines) is not None for path, lines in texts)
     assert again.shown() is True

@@ -72,8 +72,9 @@ def first_texts(diff: Diff) -> list[tuple[str, list[str]]]:
             for start in range(0, len(lines), CHUNK):
                 for side in sides(lines, start):
                     if side:
-                        texts.append((file.path, [lines[i].text for i in side]))
-                        length += sum(len(lines[i].text) for i in side)
+                        text = [lines[i].text for i in side]
+                        texts.append((file.path, text))
+                        length += sum(map(len, text))
                 rows += min(CHUNK, len(lines) - start)
                 if rows >= FIRST_ROWS or len(texts) >= highlight.KEPT or length >= TEXT_AT_MOST:
                     return texts[: highlight.KEPT]
