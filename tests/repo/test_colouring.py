@@ -12,7 +12,7 @@ import pytest
 
 from conftest import Repo, recalled
 from review.repo import colouring, git, highlight, scope
-from review.repo.diff import Diff, Line
+from review.repo.diff import Diff, FileDiff, Line
 from review.repo.scope import Scope
 from review.state import colours, counted
 from review.state.opening import read_apart
@@ -72,11 +72,28 @@ def test_the_first_screens_texts_stop_past_its_first_rows(repo: Repo) -> None:
         "".join(f"value_{i} = {i}\n" for i in range(10)),
         "".join(f"value_{i} = {i * 2}\n" for i in range(10)),
     )
-    texts = colouring.first_texts(diff)
+    texts = colouring.first_texts(diff, 50)
     shown = {path for path, _ in texts}
-    # a file of ten lines rewritten takes 2 + 21 rows: the first screens hold six of the forty
-    assert shown == set(forty[: len(shown)])
-    assert 4 <= len(shown) <= 7
+    # a file of ten lines rewritten takes 2 + 21 rows: fifty rows hold three of the forty
+    assert shown == set(forty[:3])
+    assert {path for path, _ in colouring.first_texts(diff, 120)} == set(forty[:6])
+
+
+def test_the_first_screens_texts_are_gathered_as_its_files_are_read_and_no_further(repo: Repo) -> None:
+    forty = [f"src/m{n:02}.py" for n in range(40)]
+    rewritten(repo, forty, "a = 1\n" * 10, "b = 2\n" * 10)
+    worktree = git.find_worktree(repo.root)
+    first = colouring.FirstScreen(50)
+    given: list[str] = []
+
+    def parsed(file: FileDiff) -> bool:
+        given.append(file.path)
+        return first.add(file)  # (its hunks read while git writes the files after it)
+
+    diff = scope.read(worktree, scope.resolve(worktree, Scope(base="HEAD")), parsed=parsed)
+    assert given == forty[:3]
+    assert first.full
+    assert first.texts == colouring.first_texts(diff, 50)
 
 
 def test_the_first_screens_texts_stop_past_a_pipes_worth_of_text(repo: Repo) -> None:
@@ -140,7 +157,7 @@ def test_a_first_opening_has_its_first_screens_colours_made_apart(agent_worktree
     assert not colours.cache_file(worktree).exists()
     first = read_apart(worktree, Scope())
     assert first.coloured.wait(30)
-    texts = colouring.first_texts(first.reading.result())
+    texts = colouring.first_texts(first.reading.result(), colouring.screen_rows())
     assert texts
     assert highlight._lexer_class.cache_info().currsize == 0
     for path, lines in texts:
@@ -178,7 +195,7 @@ def test_a_diff_opened_from_its_counts_has_its_first_screen_coloured_apart_too(
     highlight._recalled.clear()
     again = read_apart(worktree, Scope())
     assert again.coloured.wait(30)  # before the screen is shown
-    texts = colouring.first_texts(again.reading.result())
+    texts = colouring.first_texts(again.reading.result(), colouring.screen_rows())
     assert texts
     for path, lines in texts:
         assert recalled(path, lines) is not None

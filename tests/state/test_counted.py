@@ -685,7 +685,7 @@ def test_a_diff_opened_from_its_counts_with_no_colours_remembered_has_them_made_
     again = opening(sixty)
     assert again.first.coloured.wait(60)
     assert SIXTY - 1 in again.counted()
-    texts = colouring.first_texts(again.diff)
+    texts = colouring.first_texts(again.diff, colouring.screen_rows())
     assert texts
     assert all(recalled(path, lines) is not None for path, lines in texts)
     assert again.shown() is True

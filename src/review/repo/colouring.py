@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
 import time
@@ -25,15 +26,16 @@ from typing import TYPE_CHECKING
 from review.repo import highlight
 
 if TYPE_CHECKING:
-    from review.repo.diff import Diff, Line
+    from review.repo.diff import Diff, FileDiff, Line
 
 CHUNK = 100
 """Lines of a hunk lexed together. A row's colours are made when it is first drawn, if the worker
 has not made them ahead of the cursor: a long hunk is lexed a chunk at a time, so that drawing a
 screen never waits for more than a few chunks."""
 
-FIRST_ROWS = 120
-"""Rows of the diff whose colours the child makes: three screens and more."""
+FIRST_ROWS = 50
+"""Rows of the diff whose colours the child makes when the terminal's height is not known (see
+`screen_rows`)."""
 TEXT_AT_MOST = 10_000
 """Characters of text past which the child is sent no other chunk: the texts' JSON then stays
 within a pipe's buffer (64 KB), which the reading thread would wait on while the child compiles."""
@@ -51,35 +53,68 @@ def sides(lines: Sequence[Line], start: int) -> tuple[list[int], list[int]]:
     return [i for i in chunk if lines[i].kind != "+"], [i for i in chunk if lines[i].kind != "-"]
 
 
-def first_texts(diff: Diff) -> list[tuple[str, list[str]]]:
-    """The texts the first screen of `diff` is coloured by, with their files' paths: those of the
-    first `FIRST_ROWS` rows, at most `highlight.KEPT` of them and `TEXT_AT_MOST` characters (and
-    the chunk that passes it).
+def screen_rows() -> int:
+    """The rows of the terminal the viewer runs in: those of its first screen, and a few more.
+    (The child lexes a screen's worth: 120 rows, three screens, took it 40 ms more on a large diff
+    than one did, and the screen waited; the rows further on are lexed in the viewer, ahead of the
+    cursor, once the first frame is drawn.)"""
+    return shutil.get_terminal_size((0, FIRST_ROWS)).lines
 
-    Raises:
-        BrokenDiff: a file's patch is not a well-formed diff.
-    """
-    texts: list[tuple[str, list[str]]] = []
-    rows = length = 0
-    for file in diff.files:
-        if not file.ready:
-            break  # (counted, its patch still to be read: past what the first screen shows)
-        rows += 2  # (its header and the line under it, as a layout has them at the least)
+
+class FirstScreen:
+    """The texts the first screen of a diff is coloured by, with their files' paths, gathered a
+    file at a time as the diff is read: those of its first `rows`, at most `highlight.KEPT` texts
+    and `TEXT_AT_MOST` characters (and the chunk that passes it)."""
+
+    def __init__(self, rows: int = FIRST_ROWS) -> None:
+        self.texts: list[tuple[str, list[str]]] = []
+        self.full = False
+        """Whether the texts are all the first screen's: no file after adds to them."""
+        self._wanted = rows
+        self._rows = 0
+        self._length = 0
+
+    def add(self, file: FileDiff) -> bool:
+        """Gather the texts of `file`, the next of the diff; whether they are now all there.
+
+        Raises:
+            BrokenDiff: its patch is not a well-formed diff.
+        """
+        if self.full:
+            return True
+        self._rows += 2  # (its header and the line under it, as a layout has them at the least)
         if not file.hunks_shown_unasked:
-            continue
+            return False
         for hunk in file.hunks:
             lines = hunk.lines
             for start in range(0, len(lines), CHUNK):
                 for side in sides(lines, start):
                     if side:
                         text = [lines[i].text for i in side]
-                        texts.append((file.path, text))
-                        length += sum(map(len, text))
-                rows += min(CHUNK, len(lines) - start)
-                if rows >= FIRST_ROWS or len(texts) >= highlight.KEPT or length >= TEXT_AT_MOST:
-                    return texts[: highlight.KEPT]
-            rows += 1
-    return texts
+                        self.texts.append((file.path, text))
+                        self._length += sum(map(len, text))
+                self._rows += min(CHUNK, len(lines) - start)
+                if self._rows >= self._wanted or len(self.texts) >= highlight.KEPT or self._length >= TEXT_AT_MOST:
+                    del self.texts[highlight.KEPT :]
+                    self.full = True
+                    return True
+            self._rows += 1
+        return False
+
+
+def first_texts(diff: Diff, rows: int = FIRST_ROWS) -> list[tuple[str, list[str]]]:
+    """The texts the first screen of `diff` is coloured by (see `FirstScreen`): those of its
+    files read, up to the first still counted (its patch not yet read, and past what the first
+    screen shows).
+
+    Raises:
+        BrokenDiff: a file's patch is not a well-formed diff.
+    """
+    first = FirstScreen(rows)
+    for file in diff.files:
+        if not file.ready or first.add(file):
+            break
+    return first.texts
 
 
 class Colourer:

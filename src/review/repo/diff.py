@@ -493,10 +493,16 @@ _CHUNK = 1 << 20
 """Bytes of a large output read at a time."""
 
 
-def parse(output: bytes | BinaryIO | Running, named: Callable[[list[Record]], None] | None = None) -> Diff:
+def parse(
+    output: bytes | BinaryIO | Running,
+    named: Callable[[list[Record]], None] | None = None,
+    parsed: Callable[[FileDiff], bool] | None = None,
+) -> Diff:
     """Build the model from `git diff --raw --patch -z` output, given as bytes, as the file it
     is in (`Running.whole`), or as git writes it (`git.start_diff`), read while git runs;
-    `named` is given the files' records as soon as they are read, before their patches. The
+    `named` is given the files' records as soon as they are read, before their patches;
+    `parsed` each file as soon as its patch is read (its hunks can be read already), until it
+    returns True. The
     file is parse's to close: it is read into memory and closed when small (`IN_MEMORY_BYTES`);
     a large one stays open, for each file's part to be read back when its hunks are needed, and
     is closed once the diff's files are all gone.
@@ -508,7 +514,7 @@ def parse(output: bytes | BinaryIO | Running, named: Callable[[list[Record]], No
     """
     source = _Output(output)
     try:
-        diff = _parse(source, named)
+        diff = _parse(source, named, parsed)
         source.whole()
         diff.size = source.size
         return diff
@@ -521,7 +527,9 @@ def parse(output: bytes | BinaryIO | Running, named: Callable[[list[Record]], No
         raise
 
 
-def _parse(source: _Output, named: Callable[[list[Record]], None] | None) -> Diff:
+def _parse(
+    source: _Output, named: Callable[[list[Record]], None] | None, parsed: Callable[[FileDiff], bool] | None
+) -> Diff:
     reader = _Reader(source)
     records = reader.raw_records()
     if named is not None:
@@ -553,6 +561,8 @@ def _parse(source: _Output, named: Callable[[list[Record]], None] | None) -> Dif
                 _spans=tuple((section.start, section.end) for section in sections),
             )
         )
+        if parsed is not None and parsed(files[-1]):
+            parsed = None
     used = sum(len(file._spans) for file in files)
     left = 0
     while reader.section(hashlib.sha1()) is not None:

@@ -133,12 +133,13 @@ def read(
     paths: Sequence[str] = (),
     running: git.Running | None = None,
     named: Callable[[list[Record]], None] | None = None,
+    parsed: Callable[[FileDiff], bool] | None = None,
 ) -> Diff:
     """The diff between two resolved sides (of `paths` alone, when given), parsed as git writes
     it; `running` is its reading already started (`start`); `named` is given its files' records
-    before their patches are read. A large one stays in git's temporary file, read back a file at
-    a time (see `parse`)."""
-    diff = parse(running or start(worktree, sides, paths), named)
+    before their patches are read, `parsed` each file once its patch is (see `parse`). A large
+    one stays in git's temporary file, read back a file at a time."""
+    diff = parse(running or start(worktree, sides, paths), named, parsed)
     _mark_moved_binaries(worktree, sides, diff)
     _measure_binaries(worktree, diff)
     return diff

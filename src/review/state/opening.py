@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import Future
 from typing import NamedTuple
 
@@ -13,7 +12,7 @@ from review import arenas
 from review.background import WhenAsked, in_a_thread
 from review.errors import ReviewError
 from review.repo import colouring, highlight, scope
-from review.repo.diff import Diff, Record
+from review.repo.diff import Diff, FileDiff, Record
 from review.repo.git import Worktree, find_worktree
 from review.repo.scope import Scope, Sides
 from review.state import colours, comments, counted, rounds
@@ -85,6 +84,8 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
 
     highlight.forget_made()  # the colours remembered for this diff are those its screen asks for
 
+    first = _FirstColours(colourer)
+
     def read() -> None:
         # whatever went wrong is raised where the results are taken
         try:
@@ -99,8 +100,7 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
                 running.start()
             opened = counted.open_counted(worktree, sides, running, started) if from_counts else None
             if opened is None:
-                named = None if colourer is None else _expecting(colourer)
-                diff = scope.read(worktree, sides, running=running.result(), named=named)
+                diff = scope.read(worktree, sides, running=running.result(), named=first.named, parsed=first.parsed)
             else:
                 diff = opened.diff
         except Exception as error:
@@ -110,8 +110,7 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
                 future.set_exception(error)
             return
         reading.set_result(diff)
-        if colourer is not None:
-            _colour_first_screen(colourer, diff)
+        first.read(diff)
         unchanged = opened.unchanged if opened is not None else frozenset()
         try:
             anchoring.set_result(comments.reanchor_on(store, worktree, sides.old, diff, unchanged=unchanged))
@@ -146,23 +145,47 @@ EXPECTED = 8
 """Files whose lexers the child that colours the first screen compiles as soon as they are named."""
 
 
-def _expecting(colourer: colouring.Colourer) -> Callable[[list[Record]], None]:
-    """What gives the first files' names to `colourer` as git names them."""
+class _FirstColours:
+    """What has the first screen's colours made apart by `colourer` (if any) as the diff is read:
+    the first files' lexers compiled once git names them, and the first screen's texts coloured
+    once their files' patches are read, while git writes the rest (on a large diff, 250-300 ms
+    before git's last patch)."""
 
-    def named(found: list[Record]) -> None:
-        colourer.expect(paths[-1] for _, paths in found[:EXPECTED])
+    def __init__(self, colourer: colouring.Colourer | None) -> None:
+        self._colourer = colourer
+        self._rows = colouring.screen_rows()
+        self._first = colouring.FirstScreen(self._rows)
+        self._sent = colourer is None
 
-    return named
+    def named(self, found: list[Record]) -> None:
+        if self._colourer is not None:
+            self._colourer.expect(paths[-1] for _, paths in found[:EXPECTED])
 
+    def parsed(self, file: FileDiff) -> bool:
+        if self._sent:
+            return True
+        try:
+            if not self._first.add(file):
+                return False
+        except ReviewError:
+            pass  # (a broken patch: the screen says what is wrong with it)
+        self._send(self._first.texts)
+        return True
 
-def _colour_first_screen(colourer: colouring.Colourer, diff: Diff) -> None:
-    """Have `colourer` colour the texts of `diff`'s first screen (none of a broken patch: the
-    screen says what is wrong with it)."""
-    try:
-        texts = colouring.first_texts(diff)
-    except ReviewError:
-        texts = []
-    colourer.colour(texts)
+    def read(self, diff: Diff) -> None:
+        """Colour what the first screen of `diff`, read whole, shows, if not yet asked for."""
+        if self._sent:
+            return
+        try:
+            texts = colouring.first_texts(diff, self._rows)
+        except ReviewError:
+            texts = []
+        self._send(texts)
+
+    def _send(self, texts: list[tuple[str, list[str]]]) -> None:
+        if not self._sent and self._colourer is not None:
+            self._colourer.colour(texts)
+        self._sent = True
 
 
 def open_apart(path: str, chosen: Scope, *, from_counts: bool = True) -> Future[tuple[Worktree, FirstDiff]]:
