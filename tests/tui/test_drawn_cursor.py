@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.pilot import Pilot
+from textual.strip import Strip
 
 from conftest import Repo, settle
 from drawn import Drawn
@@ -137,7 +138,7 @@ async def test_the_screen_the_next_comment_is_on_is_drawn_while_the_reviewer_rea
         await settle(pilot)
         view = pilot.app.screen.query_one(DiffView)
         await pilot.pause(0.5)  # the reviewer reads
-        found = view._strips.hits
+        found, styled = view._strips.hits, styled_lines(view)
         await pilot.press("n")
         layout = view.diff_layout
         assert layout is not None
@@ -145,6 +146,8 @@ async def test_the_screen_the_next_comment_is_on_is_drawn_while_the_reviewer_rea
         assert top > height  # it did go far
         shown = [layout.row(index) for index in range(top, min(top + height, layout.total))]
         assert view._strips.hits - found >= sum(row.kind is not RowKind.COMMENT for row in shown)
+        # and styled as Textual styles them: all but the cursor's line, drawn over where it landed
+        assert [line.text for line in lines_shown(view) if id(line) not in styled] == [shown_cursor(view)]
         assert "line 100" in await assert_cursor_drawn_on_its_row(pilot)
 
 
@@ -158,10 +161,31 @@ async def test_the_file_list_is_drawn_where_the_next_comment_takes_it(agent_work
         await settle(pilot)
         files = pilot.app.screen.query_one(FileList)
         await pilot.pause(0.5)  # the reviewer reads
-        drawn = files._strips.misses
+        drawn, styled = files._strips.misses, styled_lines(files)
         await pilot.press("n")
         screen = pilot.app.screen
         assert isinstance(screen, ReviewScreen) and screen.diff is not None
         assert files.cursor_file is not None and screen.diff.files[files.cursor_file].path == "many/file_59.py"
         assert files.scroll_offset.y > 0  # it did scroll
         assert files._strips.misses == drawn  # every row it shows was drawn before the key
+        # and styled, but for the cursor's
+        assert [line.text for line in lines_shown(files) if id(line) not in styled] == [shown_cursor(files)]
+
+
+def styled_lines(widget: DiffView | FileList) -> set[int]:
+    """The ids of the lines `widget` has styled as Textual will draw them (`KeptByLine`)."""
+    return set(widget._kept._styled.keys())
+
+
+def lines_shown(widget: DiffView | FileList) -> list[Strip]:
+    """The lines `widget` now shows, as it gives them to Textual to style."""
+    return [widget.bar.beside(widget.line(y), y) for y in range(widget.scrollable_content_region.height)]
+
+
+def shown_cursor(widget: DiffView | FileList) -> str:
+    """The text of the line the cursor of `widget` is on."""
+    if isinstance(widget, DiffView):
+        row = widget.cursor - widget.scroll_offset.y
+    else:
+        row = widget._row_of(widget._cursor) - widget.scroll_offset.y
+    return widget.bar.beside(widget.line(row), row).text

@@ -13,6 +13,7 @@ is dragged, and the wheel scrolls the widget. A widget gets one by being a `Scro
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from math import ceil
 from typing import NamedTuple
 
@@ -22,6 +23,8 @@ from textual import events
 from textual.cache import LRUCache
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from review.tui.kept_lines import KeptByLine
 
 _LOWER = " ▁▂▃▄▅▆▇"
 """A cell's lower part filled, by eighths."""
@@ -104,15 +107,16 @@ class ScrollBar:
         width, height = self._room()
         return max(0, width - self.width) if self._widget.virtual_size.height > height else width
 
-    def beside(self, line: Strip, y: int) -> Strip:
-        """`line` with the bar's cell on row `y` after it, when the widget has a bar. The same
-        line and cell give the same strip: Textual keeps what it makes of a strip (cropped,
-        filtered) on the strip, so that a line drawn again as it was costs next to nothing."""
+    def beside(self, line: Strip, y: int, top: int | None = None) -> Strip:
+        """`line` with the bar's cell on row `y` after it, when the widget has a bar (and has
+        row `top` on top, if given: by default the row it has). The same line and cell give the
+        same strip: Textual keeps what it makes of a strip (styled, cropped, filtered) on the
+        strip, so that a line drawn again as it was costs next to nothing."""
         _, height = self._room()
         total = self._widget.virtual_size.height
         if total <= height:
             return line
-        cell = self._cell(y, thumb(total, height, self._widget.scroll_offset.y))
+        cell = self._cell(y, thumb(total, height, self._widget.scroll_offset.y if top is None else top))
         key = (id(line), id(cell))
         found = self._joined.get(key)
         if found is None:
@@ -237,6 +241,7 @@ class ScrollViewWithItsBar(ScrollView):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.bar = ScrollBar(self)
+        self._kept = self._styles_cache = KeptByLine()  # (private: textual is pinned)
 
     def line(self, y: int) -> Strip:
         """Line `y` of the widget, short of its scrollbar."""
@@ -244,6 +249,13 @@ class ScrollViewWithItsBar(ScrollView):
 
     def render_line(self, y: int) -> Strip:
         return self.bar.beside(self.line(y), y)
+
+    def style_ahead(self, top: int, lines: Iterable[Strip]) -> None:
+        """Have `lines`, the widget's lines from its row `top` on as `line` will draw them once
+        it is scrolled there, styled as Textual will style them (`KeptByLine`): a jump there
+        then finds them all made."""
+        beside = self.bar.beside
+        self._kept.style_ahead(self, [beside(line, y, top) for y, line in enumerate(lines)])
 
     @property
     def allow_vertical_scroll(self) -> bool:

@@ -185,6 +185,8 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
         # chunks): paging through a whole diff then holds a few MB, not the colours of every
         # line seen (800 bytes a line) or the hunks the word changes point to.
         self._strips: LRUCache[tuple[object, ...], Strip] = LRUCache(512)
+        self._comment_strips: LRUCache[tuple[int, int, int, bool], tuple[list[Text], Strip]] = LRUCache(128)
+        """The lines of the comments' boxes, by the box's lines (which keep their id their own)."""
         self._colours: LRUCache[ColourKey, HunkColours] = LRUCache(64)
         self._words: LRUCache[tuple[int, int, int], WordChanges] = LRUCache(64)
         self._pending: set[ColourKey] = set()
@@ -675,9 +677,12 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
             return
         start = self._ahead.pop(0)
         width = self.bar.room()
-        for row in rows.ready_rows(start, self.scrollable_content_region.height):
-            if row.kind is not RowKind.COMMENT:
-                self._row_strip(row, width)
+        # as `line` will draw them there, but for the cursor's row (wherever the key puts it)
+        lines = [
+            self._comment_strip(row, width) if row.kind is RowKind.COMMENT else self._row_strip(row, width)
+            for row in rows.ready_rows(start, self.scrollable_content_region.height)
+        ]
+        self.style_ahead(start, lines)
         if self._ahead:
             self.call_later(self._draw_ahead)
         else:
@@ -725,6 +730,7 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
         self._palette = None
         self._box_styles = None
         self._boxes.clear()
+        self._comment_strips.clear()
         self._strips.clear()
 
     def on_click(self, event: events.Click) -> None:
@@ -768,9 +774,16 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
         if comment is None:
             return Strip.blank(width, base)
         lines = self._box(comment)
+        # the same strip for the same line of the same box: Textual keeps its styling on it
+        key = (id(lines), row.part, width, is_note)
+        found = self._comment_strips.get(key)
+        if found is not None and found[0] is lines:
+            return found[1]
         text = lines[row.part] if row.part < len(lines) else Text()
         segments = [Segment(" " * INDENT, self._get_palette().context), *text.render(CONSOLE, end="")]
-        return Strip(Segment.apply_style(segments, base)).crop_extend(0, width, base)
+        strip = Strip(Segment.apply_style(segments, base)).crop_extend(0, width, base)
+        self._comment_strips[key] = (lines, strip)
+        return strip
 
     def _row_strip(self, row: Row, width: int) -> Strip:
         assert self.diff_layout is not None

@@ -367,8 +367,9 @@ class FileList(ScrollViewWithItsBar, can_focus=True):
             return
         row = self._row_of(self._entry_of_file[file])
         top, width = self._top_for(row), self.bar.room()
-        for shown in range(top, min(top + self.scrollable_content_region.height, len(self._rows))):
-            self._strip(self._rows[shown], width)
+        shown = range(top, min(top + self.scrollable_content_region.height, len(self._rows)))
+        # (all but the cursor's, drawn over its row's as the cursor lands there)
+        self.style_ahead(top, [self._strip(self._rows[at], width)[0] for at in shown])
 
     # -- keys and the mouse ----------------------------------------------------------------------
 
