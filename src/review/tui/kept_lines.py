@@ -29,8 +29,11 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.widget import Widget
 
-KEPT = 512
-"""Styled lines kept: a dozen screens of a widget."""
+SCREENS = 9
+"""Screens of styled lines kept: the one shown, the seven the diff draws ahead of the keys (the
+next page, the top, the bottom, the next hunk and file, the next comment and the one before),
+and one more. (Every line kept holds some 5 KB, its copies styled and filtered: 512 lines, a
+dozen screens, took the large diff's peak memory from 78 to 80 MB.)"""
 
 _Label = tuple[Content, Color, Color, Style] | None
 
@@ -41,7 +44,7 @@ class KeptByLine(StylesCache):
 
     def __init__(self) -> None:
         super().__init__()
-        self._styled: LRUCache[int, tuple[Strip, Strip]] = LRUCache(KEPT)
+        self._styled: LRUCache[int, tuple[Strip, Strip]] = LRUCache(SCREENS)
         """id of a line as the widget drew it → that line (which keeps its id its own) and the
         line styled."""
         self._made_with: tuple[object, ...] | None = None
@@ -146,6 +149,7 @@ class KeptByLine(StylesCache):
         )
         if made_with != self._made_with:
             self._styled.clear()
+            self._styled.maxsize = SCREENS * max(1, content_size.height)
             self._made_with = made_with
 
     def render_line(
