@@ -25,8 +25,8 @@ import pytest
 from conftest import Repo
 from review.cli import main
 from review.errors import GitFailed
-from review.repo import git
-from review.repo.diff import Diff, FileDiff, Status
+from review.repo import diff, git, scope
+from review.repo.diff import Diff, FileDiff, Status, parse
 from review.repo.scope import Scope, Sides
 from review.state.opening import read_apart
 from tmux import Terminal, review_command
@@ -179,7 +179,7 @@ def test_the_viewer_opens_in_the_middle_of_a_merge_with_the_conflict_markers_as_
 
 
 def test_the_staged_scope_of_a_merge_lists_every_unmerged_file(
-    diverged: Repo, capsys: pytest.CaptureFixture[str]
+    diverged: Repo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # added on both sides, and changed by the agent where main deleted it
     diverged.write("both.txt", "by the agent\n")
@@ -193,6 +193,13 @@ def test_the_staged_scope_of_a_merge_lists_every_unmerged_file(
     stop_at_conflict(diverged, "merge", "main")
     _, staged = viewed(diverged.root, Scope(staged=True))
     assert files(staged) == {"README.md": Status.UNMERGED, "both.txt": Status.UNMERGED, "src/util.py": Status.UNMERGED}
+    # git's unmerged sections are found wherever a chunk read cuts them
+    worktree = git.find_worktree(diverged.root)
+    output = git.diff_output(worktree, scope.resolve(worktree, Scope(staged=True)).old, cached=True)
+    assert output.count(b"* Unmerged path ") == 3
+    for chunk in (1, 7, 64):
+        monkeypatch.setattr(diff, "_CHUNK", chunk)
+        assert files(parse(output)) == files(staged)
     _, everything = viewed(diverged.root)
     assert_conflict_shown(everything)
     both = everything.file("both.txt")

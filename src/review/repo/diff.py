@@ -486,7 +486,7 @@ class Diff:
 # A patch line can only begin one of these words when it starts a file's section: content lines
 # begin with ' ', '+', '-' or '\\'.
 _SECTION_HEADS = (b"diff --git ", b"* Unmerged path ")
-_SECTION_START = re.compile(rb"\n(?:diff --git |\* Unmerged path )")
+_DIFF_START, _UNMERGED_START = (b"\n" + head for head in _SECTION_HEADS)
 _LONGEST_START = 1 + max(len(head) for head in _SECTION_HEADS)
 
 _CHUNK = 1 << 20
@@ -881,12 +881,19 @@ class _Reader:
     def _next_start(self, searched: int) -> int | None:
         """Where in `data` the next section starts, from `searched` on, reading on for it; None
         when none does before the end of the output."""
-        while (match := _SECTION_START.search(self.data, searched)) is None:
+        data = self.data
+        while True:
+            # (two finds, not one search of a pattern with both: 16 ms of 105 for 13 MB of patch)
+            found = data.find(_DIFF_START, searched)
+            unmerged = data.find(_UNMERGED_START, searched, len(data) if found < 0 else found)
+            if unmerged >= 0:
+                found = unmerged
+            if found >= 0:
+                return found + 1
             # a start cut by the chunk's end is found whole in the next search
-            searched = max(searched, len(self.data) - _LONGEST_START)
+            searched = max(searched, len(data) - _LONGEST_START)
             if not self.more():
                 return None
-        return match.start() + 1
 
 
 _NOTHING = _Output(b"")
