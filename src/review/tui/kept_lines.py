@@ -29,11 +29,12 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.widget import Widget
 
-SCREENS = 9
-"""Screens of styled lines kept: the one shown, the seven the diff draws ahead of the keys (the
-next page, the top, the bottom, the next hunk and file, the next comment and the one before),
-and one more. (Every line kept holds some 5 KB, its copies styled and filtered: 512 lines, a
-dozen screens, took the large diff's peak memory from 78 to 80 MB.)"""
+SCREENS = 8
+"""Screens of styled lines kept by default (a widget says how many it needs): the one shown and
+the seven the diff draws ahead of the keys (the next page, the top, the bottom, the next hunk and
+file, the next comment and the one before). Each line kept holds some 12 KB, its strips joined,
+styled and filtered and what Textual keeps on them: nine screens of both widgets took the
+large diff's peak memory from 78 to 81 MB."""
 
 _Label = tuple[Content, Color, Color, Style] | None
 
@@ -42,11 +43,12 @@ class KeptByLine(StylesCache):
     """Textual's styles cache, keeping each styled line by the identity of the line it was made
     of too, while the widget's size, colours and styles stay as they were."""
 
-    def __init__(self) -> None:
+    def __init__(self, screens: int = SCREENS) -> None:
         super().__init__()
-        self._styled: LRUCache[int, tuple[Strip, Strip]] = LRUCache(SCREENS)
+        self._screens = screens
+        self._styled: LRUCache[int, tuple[Strip, Strip]] = LRUCache(screens)  # (resized once styled)
         """id of a line as the widget drew it → that line (which keeps its id its own) and the
-        line styled."""
+        line styled; as many as `screens` of the widget's height (`_styled_with`)."""
         self._made_with: tuple[object, ...] | None = None
 
     def render(
@@ -149,7 +151,7 @@ class KeptByLine(StylesCache):
         )
         if made_with != self._made_with:
             self._styled.clear()
-            self._styled.maxsize = SCREENS * max(1, content_size.height)
+            self._styled.maxsize = self._screens * max(1, content_size.height)
             self._made_with = made_with
 
     def render_line(

@@ -24,6 +24,7 @@ from textual.cache import LRUCache
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from review.tui import kept_lines
 from review.tui.kept_lines import KeptByLine
 
 _LOWER = " ▁▂▃▄▅▆▇"
@@ -238,10 +239,13 @@ class ScrollViewWithItsBar(ScrollView):
     """A line-API ScrollView that draws its vertical scrollbar itself (`ScrollBar`): it draws
     each line `bar.room()` cells wide (`line`), and its overflow is hidden from Textual."""
 
+    KEPT_SCREENS = kept_lines.SCREENS
+    """Screens of its lines kept styled (`KeptByLine`): those it shows and draws ahead."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.bar = ScrollBar(self)
-        self._kept = self._styles_cache = KeptByLine()  # (private: textual is pinned)
+        self._kept = self._styles_cache = KeptByLine(self.KEPT_SCREENS)  # (private: textual is pinned)
 
     def line(self, y: int) -> Strip:
         """Line `y` of the widget, short of its scrollbar."""

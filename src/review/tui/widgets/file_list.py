@@ -73,6 +73,10 @@ class _Entry:
 class FileList(ScrollViewWithItsBar, can_focus=True):
     """Move to a file and press enter to show it in the diff view; folders fold."""
 
+    KEPT_SCREENS = 6
+    """(the list shown, where the next and the previous comment take it, drawn ahead, and where
+    the top and the bottom of the diff took it, once shown)"""
+
     BINDINGS = [
         Binding("j,down", "cursor_down", "Down", show=False, id="files_down"),
         Binding("k,up", "cursor_up", "Up", show=False, id="files_up"),
