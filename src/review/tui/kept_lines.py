@@ -29,12 +29,13 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.widget import Widget
 
-SCREENS = 8
-"""Screens of styled lines kept by default (a widget says how many it needs): the one shown and
-the seven the diff draws ahead of the keys (the next page, the top, the bottom, the next hunk and
-file, the next comment and the one before). Each line kept holds some 12 KB, its strips joined,
-styled and filtered and what Textual keeps on them: nine screens of both widgets took the
-large diff's peak memory from 78 to 81 MB."""
+SCREENS = 5
+"""Screens of styled lines kept by default (a widget says how many it needs). The diff draws
+seven screens ahead of the keys (the next page, the top, the bottom, the next hunk and file, the
+next comment and the one before), but each line kept holds some 12 KB (its strips joined, styled
+and filtered, and what Textual keeps on them): nine screens of both widgets took the large
+diff's peak memory to 81 MB after the keys' benchmark, eight and six to 80-81, five and three
+keep it at 78 (the limit is 80). The screens drawn first are then styled again when shown."""
 
 _Label = tuple[Content, Color, Color, Style] | None
 

@@ -73,9 +73,8 @@ class _Entry:
 class FileList(ScrollViewWithItsBar, can_focus=True):
     """Move to a file and press enter to show it in the diff view; folders fold."""
 
-    KEPT_SCREENS = 6
-    """(the list shown, where the next and the previous comment take it, drawn ahead, and where
-    the top and the bottom of the diff took it, once shown)"""
+    KEPT_SCREENS = 3
+    """(the list shown, and where the next and the previous comment take it, drawn ahead)"""
 
     BINDINGS = [
         Binding("j,down", "cursor_down", "Down", show=False, id="files_down"),
