@@ -301,6 +301,10 @@ def copy_of(size: str, name: str, prepare: list[list[str]]) -> Path:
         admin = folder / "repo" / ".git" / "worktrees" / "agent-1"
         (folder / "agent-1" / ".git").write_text(f"gitdir: {admin}\n")
         (admin / "gitdir").write_text(f"{folder / 'agent-1' / '.git'}\n")
+        # a copied file has new times and inode: the copy's index is refreshed as the agent's git
+        # keeps it, or git would read every file again at each diff (review's diffs read a copy
+        # of the index, which they never write back)
+        subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=folder / "agent-1", capture_output=True)
         for command in prepare:
             subprocess.run(command, cwd=folder / "agent-1", check=True, capture_output=True)
         # files written just now are not counted (they may be written again within a tick)

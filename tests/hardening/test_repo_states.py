@@ -12,6 +12,7 @@ and `review pending --json`. Each either works, with the right diff, or ends in 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -599,6 +600,30 @@ def test_the_index_however_it_is_kept_is_read_and_never_changed(
     assert row(capsys, project.root, "repo")["files"] == 3
     comment_send_and_read(capsys, project.root, "src/new.py:1")
     assert project.git("status", "--porcelain") == status
+
+
+@pytest.mark.parametrize("untracked", [False, True])
+def test_a_file_touched_but_not_changed_leaves_the_index_alone(
+    project: Repo, capsys: pytest.CaptureFixture[str], untracked: bool
+) -> None:
+    # `git diff` against the working tree refreshes the index when a file's times changed but
+    # not its content, taking index.lock whatever GIT_OPTIONAL_LOCKS says: an agent committing
+    # at that moment would fail. review's diffs read a copy of the index instead.
+    project.git("checkout", "--quiet", "-b", "agent")
+    project.write("src/app.py", "unstaged\n")
+    if untracked:
+        project.write("src/new.py", "untracked\n")
+    index = project.root / ".git/index"
+    touched = project.root / "README.md"
+    later = touched.stat().st_mtime + 5
+    os.utime(touched, (later, later))
+    before = index.read_bytes(), index.stat().st_mtime_ns
+    _, found = viewed(project.root)
+    expected = {"src/app.py": Status.MODIFIED} | ({"src/new.py": Status.ADDED} if untracked else {})
+    assert files(found) == expected
+    assert files(viewed(project.root, Scope(base="main"))[1]) == expected
+    assert row(capsys, project.root, "repo")["files"] == len(expected)
+    assert (index.read_bytes(), index.stat().st_mtime_ns) == before
 
 
 def test_a_repository_of_sha256_objects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -556,28 +556,30 @@ def start_diff(
         args.append(new)
     args.append("--")
     args.extend(paths)
-    if not untracked:
+    if new is not None or cached:
         return Running(worktree.root, args)
     # for some paths, only theirs: listing every untracked file (thousands, say) would make
     # reading one file as slow as reading the whole diff
-    new_files = untracked_files(worktree, paths)
-    if not new_files:
-        return Running(worktree.root, args)
-    # In a copy of the index the untracked files are marked intent-to-add, so that the diff
-    # against the working tree shows them as new files. The copy is gone once git has ended.
+    new_files = untracked_files(worktree, paths) if untracked else []
+    # git diff against the working tree refreshes the index it reads when a file's times changed
+    # but not its content, under index.lock, whatever GIT_OPTIONAL_LOCKS says (git 2.39): an
+    # agent committing meanwhile would fail. So it reads a copy, where the untracked files are
+    # marked intent-to-add too, for the diff to show them as new files. The copy is gone once
+    # git has ended.
     with ExitStack() as held:
         env = held.enter_context(_index_copy(worktree))
-        run_git(
-            worktree.root,
-            "add",
-            "--intent-to-add",
-            *_ADD_WHAT_GIT_CAN,
-            "--pathspec-from-file=-",
-            "--pathspec-file-nul",
-            input=b"\0".join(new_files) + b"\0",
-            env=env,
-            ok=_ADDED_WHAT_GIT_COULD,
-        )
+        if new_files:
+            run_git(
+                worktree.root,
+                "add",
+                "--intent-to-add",
+                *_ADD_WHAT_GIT_CAN,
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+                input=b"\0".join(new_files) + b"\0",
+                env=env,
+                ok=_ADDED_WHAT_GIT_COULD,
+            )
         return Running(worktree.root, args, env=env, after=held.pop_all())
 
 
