@@ -116,6 +116,24 @@ def test_a_bad_base_is_one_clear_error(agent: Repo) -> None:
         files_of(agent, Scope(base="nowhere"))
 
 
+@pytest.mark.parametrize("base", ["nowhere", "-p", "main^{tree}"])
+def test_a_default_branch_that_is_not_a_commit_is_one_clear_error(agent: Repo, base: str) -> None:
+    agent.git("config", "review.base", base)
+    with pytest.raises(BadRevision) as refused:
+        files_of(agent)
+    assert str(refused.value) == f"the default branch '{base}' (review.base) is not a commit"
+
+
+def test_a_default_branch_named_in_config_is_where_the_work_starts(agent: Repo, project: Repo) -> None:
+    project.git("branch", "trunk", "main~0")
+    project.write("later.txt", "on main after the agent left\n")
+    project.commit("main moves on")
+    agent.git("config", "review.base", "trunk")
+    sides, _ = scope.load(git.find_worktree(agent.root), Scope())
+    assert sides.old == project.git("rev-parse", "trunk").strip()
+    assert sides.label == "trunk...working tree"
+
+
 def test_a_range_without_dots_is_refused(agent: Repo) -> None:
     with pytest.raises(BadRevision, match=r"A\.\.B"):
         files_of(agent, Scope(range="main"))
