@@ -124,13 +124,13 @@ def test_a_default_branch_that_is_not_a_commit_is_one_clear_error(agent: Repo, b
     assert str(refused.value) == f"the default branch '{base}' (review.base) is not a commit"
 
 
-def test_a_default_branch_named_in_config_is_where_the_work_starts(agent: Repo, project: Repo) -> None:
-    project.git("branch", "trunk", "main~0")
-    project.write("later.txt", "on main after the agent left\n")
-    project.commit("main moves on")
+def test_a_default_branch_named_in_config_is_where_the_work_starts(agent: Repo) -> None:
+    # (trunk holds the agent's commit, which main does not: measured from main, it would show)
+    agent.git("branch", "trunk", "HEAD")
     agent.git("config", "review.base", "trunk")
-    sides, _ = scope.load(git.find_worktree(agent.root), Scope())
-    assert sides.old == project.git("rev-parse", "trunk").strip()
+    sides, diff = scope.load(git.find_worktree(agent.root), Scope())
+    assert sides.old == agent.git("rev-parse", "trunk").strip()
+    assert "src/committed.py" not in {f.path for f in diff.files}
     assert sides.label == "trunk...working tree"
 
 

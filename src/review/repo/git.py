@@ -17,6 +17,7 @@ from typing import BinaryIO, NamedTuple
 from review.errors import BadRevision, GitFailed, GitTooOld, NotARepository, ReviewError
 
 # Read-only commands must not take index.lock: an agent may be committing in the same worktree.
+# (`git diff` against the working tree takes it all the same: `start_diff` gives it a copy.)
 # Pathspecs are literal so that a file named '*.py' means that file and nothing else.
 _GIT_ENV = {
     "GIT_OPTIONAL_LOCKS": "0",
