@@ -137,12 +137,17 @@ def locked(path: Path, timeout: float) -> Iterator[None]:
         os.close(fd)
 
 
-def user_cache_file(kind: str, of: Path) -> Path:
-    """Where review keeps its cache of `kind` for the folder `of`: in the user's cache folder
-    (`$XDG_CACHE_HOME`, by default `~/.cache`), a file named by a hash of the folder's path."""
+def user_cache_folder() -> Path:
+    """review's folder in the user's cache folder (`$XDG_CACHE_HOME`, by default `~/.cache`)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "review"
+
+
+def user_cache_file(kind: str, of: Path) -> Path:
+    """Where review keeps its cache of `kind` for the folder `of`: in `user_cache_folder`, a file
+    named by a hash of the folder's path."""
     name = hashlib.sha256(os.fsencode(of)).hexdigest()[:24]
-    return Path(base) / "review" / kind / f"{name}.json"
+    return user_cache_folder() / kind / f"{name}.json"
 
 
 def write_cache(path: Path, data: bytes) -> None:

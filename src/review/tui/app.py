@@ -25,6 +25,7 @@ from review.repo import git
 from review.repo.git import Worktree
 from review.repo.scope import Scope
 from review.state.opening import FIRST_SCREEN_WAIT, FirstDiff, read_apart
+from review.tui import parsed_css
 from review.tui.compact import CLASS as COMPACT
 from review.tui.compact import WIDTH as COMPACT_BELOW
 from review.tui.screens.review_screen import ReviewScreen
@@ -96,8 +97,25 @@ class ReviewApp(App[None]):
         if config.theme not in self.available_themes:
             names = ", ".join(sorted(self.available_themes))
             raise BadConfig(f"unknown theme '{config.theme}' in the config file; choose one of {names}")
+        started_with = self.theme
         self.theme = config.theme
         self.set_keymap(config.keys)
+        # The CSS parsed by an earlier start is given to the stylesheet, unless the theme differs
+        # from the one Textual made it with: Textual then parses all of it again, in a
+        # stylesheet of its own, once it runs.
+        self._css_kept = parsed_css.recall(self.stylesheet) if self.theme == started_with else None
+
+    def on_mount(self) -> None:
+        # once the first screen is drawn, and again on the way out with what was parsed since
+        # (a program killed keeps the first)
+        self.set_timer(parsed_css.KEEP_AFTER, self._keep_css)
+
+    def on_unmount(self) -> None:
+        self._keep_css()
+
+    def _keep_css(self) -> None:
+        if self._css_kept is not None:
+            self._css_kept = parsed_css.keep(self.stylesheet, self._css_kept)
 
     def notify(
         self,
