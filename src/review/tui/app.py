@@ -105,10 +105,10 @@ class ReviewApp(App[None]):
         # stylesheet of its own, once it runs.
         self._css_kept = parsed_css.recall(self.stylesheet) if self.theme == started_with else None
 
-    def on_mount(self) -> None:
-        # once the first screen is drawn, and again on the way out with what was parsed since
+    def on_ready(self) -> None:
+        # once the first frame is drawn, and again on the way out with what was parsed since
         # (a program killed keeps the first)
-        self.set_timer(parsed_css.KEEP_AFTER, self._keep_css)
+        self._keep_css()
 
     def on_unmount(self) -> None:
         self._keep_css()

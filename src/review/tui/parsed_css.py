@@ -6,7 +6,8 @@ made are kept in the user's cache folder and given to the next start's styleshee
 parses, as its own cache of CSS parsed would hold them. They are kept as Textual's own objects,
 pickled: written by review to the user's own cache folder and read from there only, as Python
 keeps its bytecode. The file is named by all that parsing depends on (Textual's parser and its
-objects, Python's version and the theme's variables): any change to them parses again.
+objects, Python's version and the theme's variables): any change to them parses again. They
+are kept once the first frame is drawn, and again on the way out, if more was parsed since.
 """
 
 from __future__ import annotations
@@ -65,10 +66,6 @@ def recall(stylesheet: Stylesheet) -> frozenset[tuple[object, ...]]:
     for source, rules in parsed.items():
         cache[source] = rules
     return frozenset(parsed)
-
-
-KEEP_AFTER = 1.0
-"""Seconds after the start that the CSS parsed is kept: once the first screen is drawn."""
 
 
 def keep(stylesheet: Stylesheet, kept: frozenset[tuple[object, ...]]) -> frozenset[tuple[object, ...]]:
