@@ -13,7 +13,6 @@ import threading
 from bisect import bisect_right
 from collections.abc import Collection, Sequence
 
-from pygments.token import _TokenType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -39,6 +38,7 @@ from review.tui.diff_rows import HunkColours, Palette, RowContext, render_row
 from review.tui.first_frame import LaidOnce, show_scrollbars, size_to_come
 from review.tui.layout import Layout, Place, Row, RowKind, Selection, search_pattern
 from review.tui.scroll_bar import ScrollViewWithItsBar
+from review.tui.syntax_styles import SyntaxStyles
 
 # How long the view is still before it prepares the places the next keys lead to.
 PREFETCH_DELAY = 0.05
@@ -892,7 +892,7 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
         if self._palette is None:
             style = self.get_component_rich_style
             theme_name = self._syntax_theme or ("monokai" if self.app.current_theme.dark else "friendly")
-            syntax = _SyntaxStyles(theme_name)
+            syntax = SyntaxStyles(theme_name)
             statuses = {
                 Status.ADDED: style("diff-view--status-added"),
                 Status.DELETED: style("diff-view--status-removed"),
@@ -924,36 +924,6 @@ def _by_path(comments: Sequence[Comment]) -> dict[str, list[Comment]]:
     for comment in comments:
         by_path.setdefault(comment.path, []).append(comment)
     return by_path
-
-
-class _SyntaxStyles:
-    """Foreground colours for Pygments token types; the diff's own backgrounds stay."""
-
-    def __init__(self, theme: str) -> None:
-        # Pygments' styles are loaded only once drawing (Rich's syntax module, which would do
-        # the same, takes twice as long to import)
-        from pygments.styles import get_style_by_name
-        from pygments.util import ClassNotFound
-
-        try:
-            self._theme = get_style_by_name(theme)
-        except ClassNotFound:
-            self._theme = get_style_by_name("default")
-        self._cache: dict[_TokenType, Style] = {}
-
-    def style(self, token_type: _TokenType) -> Style:
-        cached = self._cache.get(token_type)
-        if cached is None:
-            found = self._theme.style_for_token(token_type)
-            colour = found["color"]
-            cached = Style(
-                color=f"#{colour}" if colour else None,
-                bold=found["bold"],
-                italic=found["italic"],
-                underline=found["underline"],
-            )
-            self._cache[token_type] = cached
-        return cached
 
 
 def _colour(path: str, lines: Sequence[Line], start: int) -> HunkColours:
