@@ -17,9 +17,11 @@ def lie(agent: Repo, path: str, added: int) -> None:
     (key,) = [key for key in data["files"] if key.split("\0")[1:-1] == [path]]
     data["files"][key][0] = added
     counts.write_text(json.dumps(data))
-    whole = counts.with_suffix(".view")
-    if whole.exists():
-        data = json.loads(whole.read_bytes())
-        (summary,) = [summary for summary in data["files"] if summary[0] == path]
+    worktree = git.find_worktree(agent.root)
+    listing = counted.remembered_listing(worktree)
+    if listing is not None:
+        made_of, summaries = listing
+        files = [list(summary) for summary in summaries]
+        (summary,) = [summary for summary in files if summary[0] == path]
         summary[8] = added  # after the path, old path, status, modes, blobs and similarity
-        whole.write_text(json.dumps(data))
+        counted.remember_listing(worktree, made_of, files)

@@ -11,6 +11,7 @@ remembered (`counted.RECENT_SECONDS`): the tests that remember them push that mo
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import threading
 from collections.abc import Sequence
@@ -123,7 +124,8 @@ def view_cache(agent: Repo) -> Path:
 
 def remembered_view(agent: Repo) -> object:
     """What the diff was remembered to be made of; None when it was not."""
-    return json.loads(view_cache(agent).read_bytes())["made_of"] if view_cache(agent).exists() else None
+    listing = counted.remembered_listing(git.find_worktree(agent.root))
+    return None if listing is None else listing[0]
 
 
 def test_a_review_opened_again_opens_from_its_counts_as_git_reads_it(sixty: Repo, remembered: None) -> None:
@@ -327,7 +329,18 @@ def test_a_cache_of_json_that_is_not_an_object_opens_the_diff_plainly(
 
 @pytest.mark.parametrize(
     "content",
-    [b"null", b"[]", b'{"files": []}', b'{"made_of": "0", "files": [["a path"]]}', b'{"made_of": null, "files": 1}'],
+    [
+        b"",
+        b"\x00\xff\xfe not marshal \x80",
+        b'{"made_of": "0", "files": [["a path"]]}',
+        marshal.dumps(None),
+        marshal.dumps((1, "made of")),
+        marshal.dumps((99, "made of", [])),
+        marshal.dumps((1, None, [])),
+        marshal.dumps((1, "made of", 5)),
+        marshal.dumps((1, "made of", [["a path"], 1])),
+    ],
+    ids=["empty", "garbage", "json", "none", "too short", "another schema", "no made of", "no fields", "a field not"],
 )
 def test_a_diff_remembered_whole_that_cannot_be_read_opens_from_the_counts(
     sixty: Repo, remembered: None, content: bytes
@@ -343,13 +356,18 @@ def test_a_diff_remembered_whole_that_cannot_be_read_opens_from_the_counts(
     assert remembered_view(sixty) is not None
 
 
+@pytest.mark.parametrize("cut", ["a count", "a field"])
 def test_a_diff_remembered_whole_whose_files_cannot_be_read_opens_from_the_counts(
-    sixty: Repo, remembered: None
+    sixty: Repo, remembered: None, cut: str
 ) -> None:
     assert opening(sixty).shown() is True
-    whole = json.loads(view_cache(sixty).read_bytes())
-    whole["files"][3] = whole["files"][3][:-1]  # a summary short of a count
-    view_cache(sixty).write_text(json.dumps(whole))
+    schema, made_of, fields = marshal.loads(view_cache(sixty).read_bytes())
+    if cut == "a count":
+        fields[-1] = fields[-1][:-1]  # one file short of its last count
+    else:
+        fields = fields[:-1]  # every summary short of a count
+    view_cache(sixty).write_bytes(marshal.dumps((schema, made_of, fields)))
+    assert remembered_view(sixty) == made_of  # (what it is made of is the diff's)
 
     again = opening(sixty)
     assert again.counted() != []

@@ -25,16 +25,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import os
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import suppress
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from review.repo import file_states, git, scope
-from review.repo.diff import SUBMODULE_MODE, Counts, Diff, FileDiff, Record, from_summaries, records
+from review.repo.diff import SUBMODULE_MODE, Counts, Diff, FileDiff, Record, Summary, from_summaries, records
 from review.repo.git import Running, Worktree
 from review.repo.scope import Sides
 from review.state.files import user_cache_file, write_cache
@@ -128,11 +129,10 @@ def _listed(
     Raises:
         ReviewError: git failed.
     """
-    try:
-        data = json.loads(_view_file(worktree).read_bytes())
-        made_of, summaries = data["made_of"], data["files"]
-    except (OSError, ValueError, KeyError, TypeError):
+    listing = remembered_listing(worktree)
+    if listing is None:
         return None
+    made_of, summaries = listing
     view = View.read(worktree, sides, read_at)
     if view is None or view.made_of != made_of:
         return None
@@ -140,6 +140,30 @@ def _listed(
         return from_summaries(summaries, later)
     except ValueError:
         return None
+
+
+_LISTING_SCHEMA = 1
+
+
+def remembered_listing(worktree: Worktree) -> tuple[str, Iterator[Sequence[Any]]] | None:
+    """What `worktree`'s diff remembered whole was made of (`View`), and its files' summaries
+    (`FileDiff.summary`) in git's order; None when none is remembered, or it cannot be read."""
+    try:
+        schema, made_of, fields = marshal.loads(_view_file(worktree).read_bytes())
+        if schema != _LISTING_SCHEMA or not isinstance(made_of, str):
+            return None
+        # (fields of fewer files than others, read, raise ValueError: see `_listed`)
+        return made_of, zip(*fields, strict=True)
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+
+
+def remember_listing(worktree: Worktree, made_of: str, summaries: Sequence[Summary]) -> None:
+    """Remember `worktree`'s diff whole: what it was made of, and its files' summaries."""
+    # Kept a field at a time, as marshal writes Python's own values: 10,000 files' summaries are
+    # read back in 4 ms, where JSON's 10,000 lists took 11.
+    fields = [list(field) for field in zip(*summaries, strict=True)]
+    write_cache(_view_file(worktree), marshal.dumps((_LISTING_SCHEMA, made_of, fields)))
 
 
 def remember(worktree: Worktree, sides: Sides, diff: Diff, read_at: float) -> None:
@@ -152,17 +176,17 @@ def remember(worktree: Worktree, sides: Sides, diff: Diff, read_at: float) -> No
         if found is not None:
             known[found] = file.counts
     size = Size(sum(f.patch_size for f in diff.files), len(diff.files))
-    listed = None
+    made_of = None
     if len(known) == len(diff.files) and _opens_from_counts(size):
         view = View.read(worktree, sides, read_at)
         # A file gone since git read the diff leaves no time of its own behind: the files of the
         # view are those of the diff's new side, or it may not be the diff's.
         if view is not None and view.paths == set(map(os.fsencode, _new_paths(f.record for f in diff.files))):
-            listed = {"made_of": view.made_of, "files": [f.summary for f in diff.files]}
+            made_of = view.made_of
     write_cache(cache_file(worktree), json.dumps({"schema": _SCHEMA, "files": known}).encode())
     write_cache(_size_file(worktree), f"{size.bytes} {size.files}".encode())
-    if listed is not None:
-        write_cache(_view_file(worktree), json.dumps(listed).encode())
+    if made_of is not None:
+        remember_listing(worktree, made_of, [f.summary for f in diff.files])
     else:
         with suppress(OSError):
             _view_file(worktree).unlink(missing_ok=True)
