@@ -75,6 +75,18 @@ def test_a_remembered_file_that_cannot_be_read_is_made_again(content: bytes) -> 
     assert SyntaxStyles("monokai")._remembered
 
 
+@pytest.mark.parametrize("colour", ["red", "#12345", "#gggggg", 5, ["#000000"]])
+def test_a_remembered_colour_that_is_not_one_is_not_taken(colour: object) -> None:
+    SyntaxStyles("monokai").style(Token.Keyword)
+    (remembered,) = _remembered()
+    data = json.loads(remembered.read_bytes())
+    data["looks"]["Token.Keyword"] = [colour, False, False, False]
+    remembered.write_text(json.dumps(data))
+    again = SyntaxStyles("monokai")
+    assert again.style(Token.Keyword) == _pygments("monokai", Token.Keyword)
+    assert again.style(Token.Name) == _pygments("monokai", Token.Name)
+
+
 @pytest.mark.parametrize("name", ["no-such-style", "../escape", ""])
 def test_a_style_not_found_is_pygments_default_and_not_remembered(name: str) -> None:
     styles = SyntaxStyles(name)

@@ -29,6 +29,8 @@ _Looks = tuple[str | None, bool, bool, bool]
 
 _NAME = re.compile(r"[\w-]+")
 """A style's name that names its file: any other (from the config file) is not remembered."""
+_COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
+"""A colour as Pygments gives it: any other in the file is not taken."""
 
 
 class SyntaxStyles:
@@ -97,7 +99,7 @@ def _recall(path: Path) -> dict[str, _Looks]:
         return {
             name: (colour, bool(bold), bool(italic), bool(underline))
             for name, (colour, bold, italic, underline) in data["looks"].items()
-            if colour is None or isinstance(colour, str)
+            if colour is None or (isinstance(colour, str) and _COLOUR.fullmatch(colour))
         }
     except (OSError, ValueError, TypeError, KeyError, IndexError):
         return {}
