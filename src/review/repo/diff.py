@@ -789,6 +789,10 @@ class _Reader:
         """Where reading is in `data`."""
         self.in_section = False
         """Whether `data` starts with a section of the patch (see `start_patch`)."""
+        self.unmerged = False
+        """Whether a raw record is of an unmerged file: only then may a section of the patch be
+        one's (`* Unmerged path`), for `_next_start` to look for (a second search of the whole
+        patch: 5 ms of 13 MB)."""
 
     def more(self) -> bool:
         """Read the next chunk onto `data`; False at the end of the output."""
@@ -833,6 +837,7 @@ class _Reader:
                     raise BrokenDiff("git diff output ends in the middle of a record")
                 continue
             self.pos = found.end()
+            self.unmerged = self.unmerged or found[2] == b"U"
             paths = (found[3], self.field()) if found[2] in (b"R", b"C") else (found[3],)
             old_mode, new_mode, old_blob, new_blob, status = found[1].decode("ascii").split(" ")
             records.append(((old_mode, new_mode, old_blob, new_blob, status), tuple(p.decode(*_FS) for p in paths)))
@@ -885,9 +890,10 @@ class _Reader:
         while True:
             # (two finds, not one search of a pattern with both: 16 ms of 105 for 13 MB of patch)
             found = data.find(_DIFF_START, searched)
-            unmerged = data.find(_UNMERGED_START, searched, len(data) if found < 0 else found)
-            if unmerged >= 0:
-                found = unmerged
+            if self.unmerged:
+                unmerged = data.find(_UNMERGED_START, searched, len(data) if found < 0 else found)
+                if unmerged >= 0:
+                    found = unmerged
             if found >= 0:
                 return found + 1
             # a start cut by the chunk's end is found whole in the next search
