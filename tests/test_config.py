@@ -93,3 +93,10 @@ def test_a_request_open_setting_that_is_not_split_or_window_is_refused(text: str
     path = write_config(text)
     with pytest.raises(BadConfig, match=str(path)):
         load_config()
+
+
+@pytest.mark.parametrize("value", ["", "relative/config", "./config"])
+def test_an_xdg_config_home_that_is_not_absolute_is_ignored(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    # the XDG spec: a relative path is invalid; taken, it would be read from wherever review runs
+    monkeypatch.setenv("XDG_CONFIG_HOME", value)
+    assert config_path() == Path.home() / ".config" / "review" / "config.toml"

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from review.agents.viewer import PLACEMENTS, Placement
 from review.errors import BadConfig
+from review.state.files import xdg_folder
 
 if TYPE_CHECKING:
     from review.overview.attention import Notify
@@ -58,8 +59,7 @@ class Config(NamedTuple):
 
 
 def config_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "review" / "config.toml"
+    return xdg_folder("XDG_CONFIG_HOME", ".config") / "review" / "config.toml"
 
 
 def load_config(path: Path | None = None) -> Config:

@@ -781,3 +781,15 @@ def test_uninstall_leaves_codex_settings_alone_when_no_hook_of_the_user_moved(sk
     assert config.read_bytes() == before
     assert codex_says(hooks_json) == {"mine": "trusted"}
     assert not any("trust" in line for line in changes)
+
+
+@pytest.mark.parametrize("value", ["state", "./state"])
+def test_a_relative_xdg_state_home_is_ignored(
+    skill: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, value: str
+) -> None:
+    # the XDG spec: a relative path is invalid; taken, the record would land wherever install ran
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_STATE_HOME", value)
+    install(["claude"], root=None, skill=skill, command=COMMAND)
+    assert (home() / ".local" / "state" / "review" / "install.json").is_file()
+    assert not (tmp_path / "state").exists()

@@ -113,3 +113,16 @@ async def test_css_changed_since_it_was_kept_is_parsed_and_what_it_replaced_left
     assert parsed == ["ReviewFooter.DEFAULT_CSS"]
     (kept,) = _kept()
     assert kept.read_bytes().count(b"ReviewFooter.DEFAULT_CSS") == 1
+
+
+async def test_a_relative_cache_home_is_ignored_and_nothing_is_written_in_the_worktree(
+    agent_worktree: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the XDG spec: a relative path is invalid; taken, review's caches would land in the worktree
+    # it was started in, as untracked files of the agent's
+    monkeypatch.chdir(agent_worktree.root)
+    monkeypatch.setenv("XDG_CACHE_HOME", "cache")
+    before = agent_worktree.git("status", "--porcelain", "--untracked-files=all")
+    await _screen(agent_worktree)
+    assert agent_worktree.git("status", "--porcelain", "--untracked-files=all") == before
+    assert (Path.home() / ".cache" / "review" / "css").is_dir()

@@ -498,8 +498,9 @@ class Record:
 
     @classmethod
     def load(cls, home: Path) -> Record:
-        state = os.environ.get("XDG_STATE_HOME")
-        path = (Path(state) if state else home / ".local" / "state") / "review" / "install.json"
+        state = os.environ.get("XDG_STATE_HOME", "")
+        # (a relative one is invalid, as `xdg_folder` says)
+        path = (Path(state) if os.path.isabs(state) else home / ".local" / "state") / "review" / "install.json"
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):

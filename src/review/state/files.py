@@ -137,10 +137,17 @@ def locked(path: Path, timeout: float) -> Iterator[None]:
         os.close(fd)
 
 
+def xdg_folder(variable: str, default: str) -> Path:
+    """The folder an XDG variable names (`XDG_CACHE_HOME`, say), or `default` under the home
+    folder when it is unset, empty or relative: the XDG spec holds a relative path invalid, and
+    one taken would put review's files wherever it runs, in an agent's worktree say."""
+    value = os.environ.get(variable, "")
+    return Path(value) if os.path.isabs(value) else Path(os.path.expanduser("~"), default)
+
+
 def user_cache_folder() -> Path:
     """review's folder in the user's cache folder (`$XDG_CACHE_HOME`, by default `~/.cache`)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "review"
+    return xdg_folder("XDG_CACHE_HOME", ".cache") / "review"
 
 
 def user_cache_file(kind: str, of: Path) -> Path:
