@@ -178,3 +178,15 @@ def test_status_outside_a_repository_is_one_line(tmp_path: Path) -> None:
     done = review("status", str(tmp_path))
     assert done.returncode == 1
     assert done.stderr == f"review: {tmp_path} is not inside a git repository\n"
+
+
+def test_a_comment_on_a_file_on_neither_side_is_refused_one_on_a_deleted_file_taken(agent_worktree: Repo) -> None:
+    # a mistyped name would have sent the agent a comment on a file that is nowhere
+    agent_worktree.git("rm", "--quiet", "README.md")
+    for target in ("src/ap.py", "src/ap.py:1", "src"):
+        done = review("comment", target, "-m", "x", cwd=agent_worktree.root)
+        assert done.returncode == 1 and done.stdout == ""
+        assert done.stderr == f"review: {target.split(':')[0]}: no such file, in the worktree or where the work started\n"
+    for target, old in (("README.md", False), ("README.md:1", True), ("src/app.py", False)):
+        done = review("comment", target, *(["--old"] if old else []), "-m", "x", cwd=agent_worktree.root)
+        assert done.returncode == 0, done.stderr

@@ -57,7 +57,8 @@ def test_note_paths_are_relative_to_where_it_runs_and_may_be_on_the_old_side(age
     ("args", "message"),
     [
         (("src/app.py:999",), "not in the file"),
-        (("missing.py:1",), "has no new side"),
+        (("missing.py:1",), "missing.py: no such file"),
+        (("missing.py",), "missing.py: no such file"),
         (("--old",), "--old names a side of a file"),
     ],
 )

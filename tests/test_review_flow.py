@@ -63,7 +63,8 @@ def test_comment_paths_are_relative_to_where_it_runs(worked: Repo) -> None:
         ("src/app.py:999", "not in the file"),
         ("src/app.py:5-3", "not a range"),
         ("../elsewhere.py:1", "not inside the worktree"),
-        ("missing.py:1", "has no new side"),
+        ("missing.py:1", "missing.py: no such file"),
+        ("missing.py", "missing.py: no such file"),
     ],
 )
 def test_bad_comment_targets_are_one_line_errors(worked: Repo, target: str, message: str) -> None:

@@ -691,7 +691,7 @@ def test_an_empty_repository_has_nothing_to_review_until_a_file_is_written(
     assert (sides.label, diff.files) == ("(no commits)...working tree", [])
     assert row(capsys, repo.root, "repo")["problem"] == "no commits yet"
     comment = review(capsys, "comment", "-C", str(repo.root), "a.txt:1", "-m", "x")
-    assert one_line(comment) == "a.txt has no new side: no such file"
+    assert one_line(comment) == "a.txt: no such file, in the worktree or where the work started"
     repo.write("a.txt", "first\n")
     assert files(viewed(repo.root)[1]) == {"a.txt": Status.ADDED}
     assert comment_send_and_read(capsys, repo.root, "a.txt:1")["code"] == ["first"]

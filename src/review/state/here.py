@@ -56,10 +56,13 @@ class Here:
         path = path_in(self.worktree, file, cwd.absolute())
         side: Side = "old" if old else "new"
         lines = self.read(path, side)
-        if lines is None and line is not None:
+        if lines is None:
             other: Side = "new" if old else "old"
-            why = f"it was {'added' if old else 'deleted'}" if self.read(path, other) is not None else "no such file"
-            raise CommentError(f"{path} has no {side} side: {why}")
+            if self.read(path, other) is None:
+                # (a file on neither side, as a mistyped name is: not even the whole of it)
+                raise CommentError(f"{path}: no such file, in the worktree or where the work started")
+            if line is not None:
+                raise CommentError(f"{path} has no {side} side: it was {'added' if old else 'deleted'}")
         return Place(Where(path=path, side=side, line=line, end_line=end), lines, self.sides.old if old else None)
 
 
