@@ -186,7 +186,9 @@ def test_a_comment_on_a_file_on_neither_side_is_refused_one_on_a_deleted_file_ta
     for target in ("src/ap.py", "src/ap.py:1", "src"):
         done = review("comment", target, "-m", "x", cwd=agent_worktree.root)
         assert done.returncode == 1 and done.stdout == ""
-        assert done.stderr == f"review: {target.split(':')[0]}: no such file, in the worktree or where the work started\n"
+        assert (
+            done.stderr == f"review: {target.split(':')[0]}: no such file, in the worktree or where the work started\n"
+        )
     for target, old in (("README.md", False), ("README.md:1", True), ("src/app.py", False)):
         done = review("comment", target, *(["--old"] if old else []), "-m", "x", cwd=agent_worktree.root)
         assert done.returncode == 0, done.stderr
