@@ -192,3 +192,11 @@ def test_a_comment_on_a_file_on_neither_side_is_refused_one_on_a_deleted_file_ta
     for target, old in (("README.md", False), ("README.md:1", True), ("src/app.py", False)):
         done = review("comment", target, *(["--old"] if old else []), "-m", "x", cwd=agent_worktree.root)
         assert done.returncode == 0, done.stderr
+
+
+def test_a_timeout_that_is_not_a_time_to_wait_is_a_usage_error(agent_worktree: Repo) -> None:
+    for value in ("-1", "abc", "nan", "inf"):
+        for verb in (["wait"], ["request", "--wait"]):
+            done = review(*verb, f"--timeout={value}", cwd=agent_worktree.root)
+            assert done.returncode == 2 and done.stdout == "", (verb, value)
+            assert len(done.stderr.splitlines()) == 1 and f"'{value}'" in done.stderr, done.stderr

@@ -113,6 +113,17 @@ def _open_review(argv: Sequence[str]) -> int:
     return 0
 
 
+def _seconds(text: str) -> float:
+    """A time to wait, as argparse takes it: a number of seconds, 0 or more."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: '{text}'") from None
+    if not 0 <= seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"seconds are 0 or more, and finite: not '{text}'")
+    return seconds
+
+
 def _repository_parser(verb: str, description: str) -> argparse.ArgumentParser:
     parser = _Parser(prog=f"review {verb}", description=description)
     parser.add_argument("repository", nargs="?", default=".", help="a path in the repository (default: here)")
@@ -403,7 +414,7 @@ def _wait(argv: Sequence[str]) -> int:
         "Wait for news from the reviewer (a review sent, an answer in a comment's thread), then print it as"
         " `pending` does. Returns at once when there is news the agent was not told of yet.",
     )
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="give up after this long (exit status 1)")
+    parser.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="give up after this long (exit status 1)")
     parser.add_argument("--json", action="store_true", help='print JSON instead of Markdown, with "news": what came')
     args = parser.parse_args(argv)
     from review import command
@@ -451,7 +462,7 @@ def _request(argv: Sequence[str]) -> int:
     parser.add_argument("-m", "--message", default="", help="for the reviewer: what was done, where to look")
     parser.add_argument("--open", action="store_true", help="inside tmux, open the viewer beside this pane")
     parser.add_argument("--wait", action="store_true", help="then wait for the review and print it, as `wait` does")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="with --wait: give up after this long")
+    parser.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="with --wait: give up after this long")
     parser.add_argument("--json", action="store_true", help="with --wait: print JSON, as `wait --json` does")
     args = parser.parse_args(argv)
     if not args.wait and (args.timeout is not None or args.json):
