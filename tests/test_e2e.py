@@ -612,3 +612,53 @@ def test_a_large_diff_opened_again_shows_what_git_reads_after_the_agent_wrote_mo
         assert "+ extra_6 = 6" in screen
     finally:
         terminal.close()
+
+
+def _bursts(argv: list[str], size: tuple[int, int] = (120, 36), quiet: float = 1.0) -> list[bytes]:
+    """What a program writes to its terminal until it has been quiet for `quiet` seconds, read
+    from a pseudo-terminal as it comes, in bursts: writes less than 15 ms apart (Textual writes
+    a frame at once)."""
+    import fcntl
+    import pty
+    import select
+    import signal
+    import struct
+    import termios
+
+    pid, fd = pty.fork()
+    if pid == 0:  # (the child: the program, in the terminal's size)
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+        os.execvpe(argv[0], argv, {**os.environ, "TERM": "xterm-256color"})
+    bursts: list[bytes] = []
+    last = float("-inf")
+    try:
+        while not bursts or time.monotonic() - last < quiet:
+            if not select.select([fd], [], [], 0.05)[0]:
+                continue
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                break
+            now = time.monotonic()
+            if bursts and now - last < 0.015:
+                bursts[-1] += data
+            else:
+                bursts.append(data)
+            last = now
+    finally:
+        os.kill(pid, signal.SIGTERM)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return bursts
+
+
+@pytest.mark.alone  # (a frame is told from the next by a pause in the output: two busy cores would blur it)
+def test_the_first_screen_is_drawn_in_one_frame_with_nothing_after_it(tmp_path: Path) -> None:
+    # tally/ledger.py, lower on the first screen, has a line too wide for it: the horizontal
+    # scrollbar came in a second frame, which took the diff's last row, and a third restyled it
+    copy = demo_copy(tmp_path)
+    for opening in ("first", "again"):
+        bursts = _bursts([REVIEW, str(copy / "tally-currency")])
+        drawn = [i for i, burst in enumerate(bursts) if b"tally/currency.py" in burst]
+        assert drawn, opening
+        assert [len(burst) for burst in bursts[drawn[0] + 1 :]] == [], opening

@@ -713,8 +713,12 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
         layout = self.diff_layout
         if layout is None:
             return
+        # Before the first layout, the screen's height is the one it will have: a file lower on
+        # the first screen with a line too wide for it then has the horizontal scrollbar in the
+        # first frame, not in a second one that takes the screen's last row.
+        height = self.scrollable_content_region.height if self.container_size else size_to_come(self).height
         top = self.scroll_offset.y
-        for index in range(top, min(top + self.scrollable_content_region.height + 1, layout.total)):
+        for index in range(top, min(top + height + 1, layout.total)):
             layout.row(index)
 
     def on_resize(self, event: events.Resize) -> None:
