@@ -653,12 +653,15 @@ def _bursts(argv: list[str], size: tuple[int, int] = (120, 36), quiet: float = 1
 
 
 @pytest.mark.alone  # (a frame is told from the next by a pause in the output: two busy cores would blur it)
-def test_the_first_screen_is_drawn_in_one_frame_with_nothing_after_it(tmp_path: Path) -> None:
-    # tally/ledger.py, lower on the first screen, has a line too wide for it: the horizontal
-    # scrollbar came in a second frame, which took the diff's last row, and a third restyled it
+@pytest.mark.parametrize("size", [(120, 36), (60, 20)], ids=["wide", "small"])
+def test_the_first_screen_is_drawn_in_one_frame_with_nothing_after_it(tmp_path: Path, size: tuple[int, int]) -> None:
+    # Wide: tally/ledger.py, lower on the first screen, has a line too wide for it: the horizontal
+    # scrollbar came in a second frame, which took the diff's last row, and a third restyled it.
+    # Small: the diff wraps, and was laid out again once git's reading was checked, drawn whole
+    # again (a diff read whole has no file measured before git read it).
     copy = demo_copy(tmp_path)
     for opening in ("first", "again"):
-        bursts = _bursts([REVIEW, str(copy / "tally-currency")])
+        bursts = _bursts([REVIEW, str(copy / "tally-currency")], size)
         drawn = [i for i, burst in enumerate(bursts) if b"tally/currency.py" in burst]
         assert drawn, opening
         assert [len(burst) for burst in bursts[drawn[0] + 1 :]] == [], opening

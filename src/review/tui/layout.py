@@ -152,6 +152,9 @@ class Layout:
         self.widest = 0
         """Display width of the longest line of the files built so far."""
         self.errors: dict[int, str] = {}
+        self.measured_unread = False
+        """Whether a file git had not read yet was measured as unified, where it is wrapped or
+        split: the view is laid out again once git has read it."""
         """Files whose patch could not be read, with the reason."""
         self._counts = self._estimates()
         self._starts: list[int] = []
@@ -213,10 +216,12 @@ class Layout:
             return 3 + boxes
         # a file git has not read yet is measured as unified (the view lays itself out again
         # once it has): measuring it now would wait for git
-        if self.wrap and file.ready:
+        if (self.wrap or self.split) and not file.ready:
+            self.measured_unread = True
+        elif self.wrap:
             text_width = self._text_width(4)
             return 2 + boxes + sum(max(1, math.ceil(n / text_width)) for n in _body_widths(file))
-        if self.split and file.ready:
+        elif self.split:
             return 2 + boxes + _split_rows(file.line_kinds)
         return 2 + boxes + file.body_lines
 

@@ -316,7 +316,7 @@ class ReviewScreen(FirstFrameOnly[None]):
     def _checked(self, same: bool) -> None:
         if not same:
             self.load()
-        elif self.view.split or self.view.wrap:
+        elif self.view.diff_layout is not None and self.view.diff_layout.measured_unread:
             self.view.relayout()  # the files git had not read were measured as unified
         else:
             self.view.look_ahead()  # now also into the files git had not read before
