@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 from review.agents import codex_trust
 from review.errors import CannotWrite, MissingSkill, ReviewError, UnreadableSettings
-from review.state.files import replace_atomically
+from review.state.files import replace_atomically, xdg_folder
 from review.state.model import AGENTS
 
 HOOK_EVENTS: dict[str, tuple[str, ...]] = {
@@ -498,9 +498,7 @@ class Record:
 
     @classmethod
     def load(cls, home: Path) -> Record:
-        state = os.environ.get("XDG_STATE_HOME", "")
-        # (a relative one is invalid, as `xdg_folder` says)
-        path = (Path(state) if os.path.isabs(state) else home / ".local" / "state") / "review" / "install.json"
+        path = xdg_folder("XDG_STATE_HOME", ".local/state", home) / "review" / "install.json"
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):

@@ -137,12 +137,12 @@ def locked(path: Path, timeout: float) -> Iterator[None]:
         os.close(fd)
 
 
-def xdg_folder(variable: str, default: str) -> Path:
-    """The folder an XDG variable names (`XDG_CACHE_HOME`, say), or `default` under the home
-    folder when it is unset, empty or relative: the XDG spec holds a relative path invalid, and
-    one taken would put review's files wherever it runs, in an agent's worktree say."""
+def xdg_folder(variable: str, default: str, home: Path | None = None) -> Path:
+    """The folder an XDG variable names (`XDG_CACHE_HOME`, say), or `default` under `home` (by
+    default the user's) when it is unset, empty or relative: the XDG spec holds a relative path
+    invalid, and one taken would put review's files wherever it runs, in an agent's worktree say."""
     value = os.environ.get(variable, "")
-    return Path(value) if os.path.isabs(value) else Path(os.path.expanduser("~"), default)
+    return Path(value) if os.path.isabs(value) else Path(home or os.path.expanduser("~"), default)
 
 
 def user_cache_folder() -> Path:

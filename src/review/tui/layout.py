@@ -152,10 +152,10 @@ class Layout:
         self.widest = 0
         """Display width of the longest line of the files built so far."""
         self.errors: dict[int, str] = {}
+        """Files whose patch could not be read, with the reason."""
         self.measured_unread = False
         """Whether a file git had not read yet was measured as unified, where it is wrapped or
         split: the view is laid out again once git has read it."""
-        """Files whose patch could not be read, with the reason."""
         self._counts = self._estimates()
         self._starts: list[int] = []
         self._recount()

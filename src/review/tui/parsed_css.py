@@ -81,8 +81,10 @@ def keep(stylesheet: Stylesheet, kept: frozenset[tuple[object, ...]]) -> frozens
         for source in list(cache.keys())
         if css_now.get(source[1]) == source[0] and (rules := cache.get(source)) is not None
     }
+    if parsed.keys() <= kept:
+        return kept
     path = _file(stylesheet)
-    if path is None or parsed.keys() <= kept:
+    if path is None:
         return kept
     with suppress(pickle.PicklingError, TypeError, AttributeError):
         write_cache(path, pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))

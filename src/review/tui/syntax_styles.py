@@ -38,8 +38,11 @@ class SyntaxStyles:
 
     def __init__(self, theme: str) -> None:
         self._name = theme
-        self._file = user_cache_folder() / "syntax" / f"{theme}-{pygments.__version__}.json"
-        self._remembered = _recall(self._file) if _NAME.fullmatch(theme) else {}
+        self._file = (
+            user_cache_folder() / "syntax" / f"{theme}-{pygments.__version__}.json" if _NAME.fullmatch(theme) else None
+        )
+        """Where the style's colours are remembered; None for a name that cannot name a file."""
+        self._remembered = _recall(self._file) if self._file is not None else {}
         self._theme: Any = None
         """The Pygments style, once a token type not remembered asks for it."""
         self._cache: dict[_TokenType, Style] = {}
@@ -73,7 +76,7 @@ class SyntaxStyles:
             return  # (not remembered: the style may be installed later)
         # (a style is a class, of the module it was read from)
         source = _stamp(getattr(sys.modules.get(self._theme.__module__), "__file__", None))
-        if source is not None and _NAME.fullmatch(self._name):
+        if source is not None and self._file is not None:
             looks = {str(token_type): self._looks(token_type) for token_type in STANDARD_TYPES}
             write_cache(self._file, json.dumps({"source": source, "looks": looks}).encode())
 
