@@ -665,3 +665,19 @@ def test_the_first_screen_is_drawn_in_one_frame_with_nothing_after_it(tmp_path: 
         drawn = [i for i, burst in enumerate(bursts) if b"tally/currency.py" in burst]
         assert drawn, opening
         assert [len(burst) for burst in bursts[drawn[0] + 1 :]] == [], opening
+
+
+@pytest.mark.alone  # (as above)
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=["wide", "narrow"])
+def test_the_overview_is_drawn_in_one_frame_with_the_conflicting_lines(tmp_path: Path, size: tuple[int, int]) -> None:
+    # The rows came about 50 ms after an empty table, and the conflicting lines of the worktree
+    # under the cursor, read in a thread, in a third frame; the table, measured only then, was
+    # laid out once more in a fourth. Narrow: the detail's scrollbar came a frame late.
+    copy = demo_copy(tmp_path)
+    bursts = _bursts([REVIEW, "all", str(copy / "tally")], size)
+    drawn = [i for i, burst in enumerate(bursts) if b"cleanup" in burst]  # (narrow: "tally-" left out)
+    assert drawn
+    first = bursts[drawn[0]]
+    assert b"csv-export" in first and b", line 20" in first  # (the conflicting lines' heading)
+    assert b'def total(entries, currency="EUR"):' in first
+    assert [len(burst) for burst in bursts[drawn[0] + 1 :]] == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -285,6 +286,22 @@ async def test_new_rows_keep_the_cursor_on_the_same_worktree(app_of) -> None:  #
         assert screen.table.row is not None and screen.table.row.name == "tally-currency"
         assert screen.queue == [row.path for row in rows if row.name == "tally-cleanup"]
         assert line_of(drawn(pilot), "tally-currency").split()[0] == "tally-currency"  # no number now
+
+
+async def test_a_first_reading_slower_than_the_first_frame_says_so_and_its_rows_come_after(made: Demo) -> None:
+    # the first frame waits a while for the rows read as the app starts, not for ever
+    with Overview(made.repository) as overview:
+        coming: Future[list[Row]] = Future()
+        app = make_overview_app(overview, watch=False, now=lambda: NOW, first=coming)
+        async with app.run_test(size=WIDE, notifications=True) as pilot:
+            screen = overview_of(pilot)
+            try:
+                await until(pilot, lambda: "Reading the worktrees…" in "\n".join(drawn(pilot)))
+                assert not screen.loaded
+            finally:  # (the app's reader waits for it as the app closes)
+                coming.set_result(overview.read_rows())
+            await loaded(pilot)
+            assert line_of(drawn(pilot), "tally-currency").split()[1] == "tally-currency"
 
 
 async def test_followed_live_a_row_changes_as_its_agent_starts_working(made: Demo) -> None:

@@ -44,8 +44,9 @@ COLOURS_WAIT = 0.3
 takes, once the screen's imports are done, shorter than compiling a lexer and more."""
 
 FIRST_SCREEN_WAIT = 1.0
-"""Seconds a new review screen waits for its diff: it is drawn once, whole, when the reading is
-done; a reading that takes longer shows the screen first, and the diff when it comes."""
+"""Seconds a new screen waits for what it shows (a review its diff, the overview its rows): it is
+drawn once, whole, when the reading is done; a reading that takes longer shows the screen first,
+and the rest when it comes."""
 
 
 def file_time() -> float:

@@ -46,11 +46,12 @@ def size_to_come(widget: Widget) -> Size:
     return size
 
 
-def show_scrollbars(widget: Widget, container: Size) -> None:
-    """Show the scrollbars `widget` needs for its virtual size in `container`, as Textual decides
-    them once it knows the widget's size."""
+def show_scrollbars(widget: Widget, container: Size, virtual: Size | None = None) -> None:
+    """Show the scrollbars `widget` needs for its virtual size (or `virtual`, for a container of
+    widgets, whose own Textual measures only as it lays it out) in `container`, as Textual
+    decides them once it knows the widget's size."""
     styles = widget.styles
-    virtual = widget.virtual_size
+    virtual = widget.virtual_size if virtual is None else virtual
 
     def needed(overflow: str, length: int, room: int) -> bool:
         return overflow == "scroll" or (overflow == "auto" and length > room)
@@ -108,6 +109,10 @@ class FirstFrameOnly(Screen[Result]):
         # every part of a screen (some forty kinds of row in the diff) would hold back the first
         # frame by about 20 ms. Later resumes do it, as the theme may have changed meanwhile.
         event.refresh_styles = False
+        # Textual hides the rack of toasts once the screen is shown, which lays the screen out
+        # again a frame later; hidden now, when there is no toast yet, the first frame is whole.
+        for rack in self.query("#textual-toastrack"):
+            rack.display = bool(self.app._notifications)  # (private: textual is pinned)
         self._drawn_at = self.app.size
         # the repaint is left out only when Textual lays the screen out, and so draws it whole,
         # as this resume is handled: when its size is not the screen's yet

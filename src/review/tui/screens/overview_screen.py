@@ -4,7 +4,9 @@ them, with the detail of the one under the cursor.
 The rows are read off the UI thread, one reader at a time (`Overview` is not thread-safe), and
 arrive as a message with copies of the rows, so that a later refresh never changes what is drawn.
 `show_rows` is the one way in: the first read, a refresh after a review, and live updates all
-come through it, and the cursor stays on the same worktree.
+come through it, and the cursor stays on the same worktree. The first read, begun as the program
+started, and the conflicting lines of the worktree under the cursor are waited for before the
+first frame (`_show_first`), so that the overview comes whole.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from textual import on, work
@@ -22,8 +25,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.message import Message
-from textual.screen import Screen
 
+from review.background import in_a_thread
 from review.errors import ReviewError
 from review.overview import attention, hosts, live
 from review.overview.hosts import Gathered, Host
@@ -31,7 +34,9 @@ from review.overview.rows import Row
 from review.overview.status import Overview
 from review.repo.merge import ConflictHunk
 from review.repo.text import visible
+from review.state.opening import FIRST_SCREEN_WAIT
 from review.tui.compact import OVERVIEW_KEYS
+from review.tui.first_frame import FirstFrameOnly
 from review.tui.widgets.overview_summary import Fact, OverviewSummary
 from review.tui.widgets.radar_detail import Conflicts, RadarDetail
 from review.tui.widgets.review_footer import ReviewFooter
@@ -49,7 +54,7 @@ TICK_SECONDS = 5.0
 _ConflictKey = tuple[str | None, tuple[tuple[Path, str | None], ...], bool]
 
 
-class OverviewScreen(Screen[None]):
+class OverviewScreen(FirstFrameOnly[None]):
     """Every worktree of a repository; `enter` opens one's review."""
 
     BINDINGS = [
@@ -157,6 +162,8 @@ class OverviewScreen(Screen[None]):
         self.rows: dict[Path, Row] = {}
         self._conflicts: LRUCache[_ConflictKey, Conflicts] = LRUCache(64)
         self._said: str | None = None
+        self._first_conflicts: list[Future[OverviewScreen.ConflictsRead]] | None = None
+        """While the first rows are shown: the conflicts being read for the first frame."""
         self._popup: RadarDetail | None = None
         """The detail shown as a pop-up (`i`), kept current with the one below the table."""
 
@@ -180,10 +187,14 @@ class OverviewScreen(Screen[None]):
         if hasattr(type(self.app), "compact"):
             self.watch(self.app, "compact", self._compact)
         self._show_summary()
+        self._show_first()
+        if self._first is not None:  # waited for in vain: long enough already to say so
+            self._say_loading()
+        else:
+            self.set_timer(LOADING_AFTER, self._say_loading)
         self.read_first()
         if self.hosts:
             self.ask_hosts()
-        self.set_timer(LOADING_AFTER, self._say_loading)
         self.set_interval(TICK_SECONDS, self.table.tick)
 
     async def on_unmount(self) -> None:
@@ -212,17 +223,43 @@ class OverviewScreen(Screen[None]):
 
     # -- reading -------------------------------------------------------------------------------
 
+    def _show_first(self) -> None:
+        """Show the rows read while Textual started, and the conflicting lines of the one under
+        the cursor, waited for here so that the first frame has them; a reading that takes
+        longer is shown when it comes (`read_first`, `read_conflicts`)."""
+        first = self._first
+        if first is None:
+            return
+        until = time.monotonic() + FIRST_SCREEN_WAIT
+        wait([first], timeout=FIRST_SCREEN_WAIT)
+        if not first.done() or first.exception() is not None:
+            return
+        # the reading thread is not started yet: nothing changes these rows while copied
+        self._first = None
+        self._local = [row.copied() for row in first.result()]
+        self._first_conflicts = []
+        try:
+            self.show_rows(self._local)
+        finally:
+            coming, self._first_conflicts = self._first_conflicts, None
+        wait(coming, timeout=max(0.0, until - time.monotonic()))
+        for read in coming:
+            if read.done() and read.exception() is None:
+                self._conflicts_read(read.result())
+
     @work(thread=True, group="overview-read")
     def read_first(self) -> None:
-        """Read every worktree (or wait for the read under way), then follow them live."""
+        """Read every worktree (or wait for the read under way, unless shown already), then
+        follow them live."""
         first, self._first = self._first, None
         if self.overview is None:  # only other machines: their rows come as they answer
             self.post_message(self.RowsRead([], set()))
             return
         with self._reading:
             try:
-                rows = first.result() if first is not None else self.overview.read_rows()
-                self.post_message(self.RowsRead([row.copied() for row in rows], set()))
+                if first is not None or not self.loaded:
+                    rows = first.result() if first is not None else self.overview.read_rows()
+                    self.post_message(self.RowsRead([row.copied() for row in rows], set()))
                 # the rows first, then their radar: the trial merges take a while on many worktrees
                 self.post_message(self.RowsRead([row.copied() for row in self.overview.read_radar()], set()))
             except ReviewError as error:
@@ -370,8 +407,12 @@ class OverviewScreen(Screen[None]):
         else:
             conflicts = self._conflicts.get(key)
             if conflicts is None:
-                others = [self.rows.get(path) for path, _ in key[1]]
-                self.read_conflicts(key, row, [other for other in others if other is not None], key[2])
+                others = [other for path, _ in key[1] if (other := self.rows.get(path)) is not None]
+                if self._first_conflicts is None:
+                    self.read_conflicts(key, row, others, key[2])
+                else:  # before the first frame, which waits for them: Textual's workers start after it
+                    read = partial(self._read_conflicts, key, row, others, key[2])
+                    self._first_conflicts.append(in_a_thread(read, "review-overview-conflicts"))
         for pane in self._details():
             pane.show(row, self.rows, default_branch=self._default_branch, conflicts=conflicts)
 
@@ -396,6 +437,10 @@ class OverviewScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="conflicts")
     def read_conflicts(self, key: _ConflictKey, row: Row, others: list[Row], with_default: bool) -> None:
+        self._read_conflicts(key, row, others, with_default)
+
+    def _read_conflicts(self, key: _ConflictKey, row: Row, others: list[Row], with_default: bool) -> ConflictsRead:
+        """Read the conflicting hunks (in a thread: git merges), and post them."""
         found: dict[Path | None, list[tuple[str, list[ConflictHunk]]]] = {}
         assert self.overview is not None  # only this machine's rows have hunks to read
         with self._reading:
@@ -406,7 +451,9 @@ class OverviewScreen(Screen[None]):
                     found[None] = list(self.overview.conflicts(row, None))
             except ReviewError as error:
                 self.post_message(self.Failed(str(error)))
-        self.post_message(self.ConflictsRead(key, found))
+        read = self.ConflictsRead(key, found)
+        self.post_message(read)
+        return read
 
     @on(ConflictsRead)
     def _conflicts_read(self, message: ConflictsRead) -> None:

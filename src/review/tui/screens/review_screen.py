@@ -237,10 +237,6 @@ class ReviewScreen(FirstFrameOnly[None]):
         self.watch(self.view, "cursor_file", self._follow_cursor, init=False)
         self.watch(self.view, "note", self._offer_note_keys, init=False)
         self.view.split = self._split
-        # Textual hides the rack of toasts once the screen is shown, which lays the screen out
-        # again a frame later; hidden now, when there is no toast yet, the first frame is whole.
-        for rack in self.query("#textual-toastrack"):
-            rack.display = bool(self.app._notifications)  # (private: textual is pinned)
         if hasattr(type(self.app), "compact"):
             self.watch(self.app, "compact", self._compact)
         first = self._first

@@ -18,12 +18,14 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.widgets import Static
 
 from review.overview.rows import Overlap, Row
 from review.overview.status import age
 from review.repo.merge import ConflictHunk
 from review.repo.text import visible
+from review.tui.first_frame import show_scrollbars, size_to_come
 from review.tui.widgets.review_header import shortened
 
 Conflicts = Mapping[Path | None, Sequence[tuple[str, Sequence[ConflictHunk]]]]
@@ -104,6 +106,8 @@ class RadarDetail(VerticalScroll):
             return  # the same again (the rows come every second while followed)
         self._text = text
         self.query_one("#detail", Static).update(text)
+        if not self.container_size:  # before the first layout, which would find them a frame late
+            show_scrollbars(self, size_to_come(self), Size(0, len(text.plain.split("\n"))))
         if previous != self._shown:
             self.scroll_home(animate=False, immediate=True)
 

@@ -336,8 +336,13 @@ class WorktreeTable(ScrollView, can_focus=True):
         self._cells = None
         self._fitted = None
         self._strips.clear()
-        self.virtual_size = Size(self.scrollable_content_region.width, max(1, len(self._lines)) + 1)
+        self._size_lines()
         self.refresh(layout=True)
+
+    def _size_lines(self) -> None:
+        # No width: the columns are fitted to the table's (`_fit`), it never scrolls sideways. Its
+        # width, 0 until the first layout, would change there and lay the screen out again.
+        self.virtual_size = Size(0, max(1, len(self._lines)) + 1)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -348,7 +353,7 @@ class WorktreeTable(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._fitted = None
         self._strips.clear()
-        self.virtual_size = Size(self.scrollable_content_region.width, max(1, len(self._lines)) + 1)
+        self._size_lines()
         self._scroll_to_cursor()
 
     def _style(self, name: str) -> Style:
