@@ -614,10 +614,13 @@ def test_a_large_diff_opened_again_shows_what_git_reads_after_the_agent_wrote_mo
         terminal.close()
 
 
-def _bursts(argv: list[str], size: tuple[int, int] = (120, 36), quiet: float = 1.0) -> list[bytes]:
+def _bursts(
+    argv: list[str], size: tuple[int, int] = (120, 36), quiet: float = 1.0, keys: list[bytes] | None = None
+) -> list[bytes]:
     """What a program writes to its terminal until it has been quiet for `quiet` seconds, read
     from a pseudo-terminal as it comes, in bursts: writes less than 15 ms apart (Textual writes
-    a frame at once)."""
+    a frame at once). Each of `keys` is typed once it is quiet, and starts a burst (empty until
+    the program answers); it never reads for more than 30 seconds."""
     import fcntl
     import pty
     import select
@@ -631,8 +634,14 @@ def _bursts(argv: list[str], size: tuple[int, int] = (120, 36), quiet: float = 1
         os.execvpe(argv[0], argv, {**os.environ, "TERM": "xterm-256color"})
     bursts: list[bytes] = []
     last = float("-inf")
+    typing = list(keys or [])
+    longest = time.monotonic() + 30
     try:
-        while not bursts or time.monotonic() - last < quiet:
+        while time.monotonic() < longest and (not bursts or time.monotonic() - last < quiet or typing):
+            if bursts and time.monotonic() - last >= quiet:
+                os.write(fd, typing.pop(0))
+                bursts.append(b"")
+                last = time.monotonic()
             if not select.select([fd], [], [], 0.05)[0]:
                 continue
             try:
@@ -681,3 +690,15 @@ def test_the_overview_is_drawn_in_one_frame_with_the_conflicting_lines(tmp_path:
     assert b"csv-export" in first and b", line 20" in first  # (the conflicting lines' heading)
     assert b'def total(entries, currency="EUR"):' in first
     assert [len(burst) for burst in bursts[drawn[0] + 1 :]] == []
+
+
+@pytest.mark.alone  # (as above)
+def test_a_review_opened_from_the_overview_is_not_drawn_again_while_nothing_changes(tmp_path: Path) -> None:
+    # Textual took the overview under the review for a screen that shows through it: each of its
+    # changes drew the review again, whole, and from then on about once a second.
+    copy = demo_copy(tmp_path)
+    bursts = _bursts([REVIEW, "all", str(copy / "tally")], quiet=2.5, keys=[b"\r"])
+    opened = next(i for i, burst in enumerate(bursts) if b"working tree" in burst)  # (the review's header)
+    after = [len(burst) for burst in bursts[opened + 1 :]]
+    # (Textual lays a pushed screen out once more as its widgets are mounted: one frame at most)
+    assert len(after) <= 1, after

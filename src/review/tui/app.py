@@ -4,6 +4,7 @@ which the reviewer opens one review after another in the same app."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -173,6 +174,20 @@ class ReviewApp(App[None]):
             syntax_theme=self.config.syntax_theme,
             first=first,
         )
+
+    @property
+    def _background_screens(self) -> list[Screen[Any]]:
+        """The screens that show through the top one (a dialog's), which Textual draws and keeps
+        current. Textual counts the screen below the top one as seen even when the top one is
+        opaque: every change to the overview under a review (its ages, a row) drew the review
+        again, and from then on each time anything woke the overview, about once a second.
+        (Textual's own, private: textual is pinned.)"""
+        seen: list[Screen[Any]] = []
+        for upper, lower in itertools.pairwise(reversed(self._screen_stack)):
+            if upper.styles.background.a == 1:
+                break
+            seen.append(lower)
+        return seen[::-1]
 
     @property
     def overview_screen(self) -> OverviewScreen | None:

@@ -105,8 +105,10 @@ class RadarDetail(VerticalScroll):
         if text == self._text:
             return  # the same again (the rows come every second while followed)
         self._text = text
-        self.query_one("#detail", Static).update(text)
-        if not self.container_size:  # before the first layout, which would find them a frame late
+        detail = self.query_one("#detail", Static)
+        detail.update(text)
+        if not self.container_size and detail.styles.text_wrap == "nowrap":
+            # before the first layout, which would find them a frame late (a line a line here)
             show_scrollbars(self, size_to_come(self), Size(0, len(text.plain.split("\n"))))
         if previous != self._shown:
             self.scroll_home(animate=False, immediate=True)
