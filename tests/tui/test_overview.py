@@ -304,6 +304,32 @@ async def test_a_first_reading_slower_than_the_first_frame_says_so_and_its_rows_
             assert line_of(drawn(pilot), "tally-currency").split()[1] == "tally-currency"
 
 
+async def test_the_ages_are_drawn_again_only_when_one_reads_otherwise(made: Demo) -> None:
+    # every five seconds the table was drawn again, the same, and sent to the terminal
+    clock = [NOW]
+    with Overview(made.repository) as overview:
+        app = make_overview_app(overview, watch=False, now=lambda: clock[0])
+        async with app.run_test(size=WIDE, notifications=True) as pilot:
+            await loaded(pilot)
+            table = overview_of(pilot).table
+            drawn_lines: list[int] = []
+            render_line = table.render_line
+
+            def counted(y: int):  # type: ignore[no-untyped-def]
+                drawn_lines.append(y)
+                return render_line(y)
+
+            table.render_line = counted  # type: ignore[method-assign]
+            table.tick()
+            await pilot.pause(0.2)
+            assert drawn_lines == []
+            clock[0] += 3 * 3600
+            table.tick()
+            await pilot.pause(0.2)
+            assert drawn_lines
+            assert "4h" in line_of(drawn(pilot), "tally-cleanup")  # edited 1h30 before NOW
+
+
 async def test_followed_live_a_row_changes_as_its_agent_starts_working(made: Demo) -> None:
     worktree = made.agents["cleanup"]
     with Overview(made.repository) as overview:

@@ -262,7 +262,11 @@ class WorktreeTable(ScrollView, can_focus=True):
         return False
 
     def tick(self) -> None:
-        """Draw the ages again, as time passed."""
+        """Draw the ages again, as time passed: only when one reads otherwise (most read in
+        minutes), so that a table left open sends the terminal nothing."""
+        before, self._cells = self._cells, None
+        if before is not None and self._all_cells() == before:
+            return
         self._changed()
 
     # -- attention -----------------------------------------------------------------------------
