@@ -99,6 +99,10 @@ class FirstFrameOnly(Screen[Result]):
         """False from the first resume until the repaint Textual asks for after it (`refresh`)."""
         self._first_frame_at = float("-inf")
         """When the first frame was drawn, on Textual's clock."""
+        self._drawn = False
+        """Whether the screen was drawn (on top)."""
+        self._mounted_layout_due = True
+        """Until the screen is laid out after its first frame (see `refresh`)."""
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         # (handled before Screen's own handler, which lays the screen out and draws it)
@@ -134,7 +138,17 @@ class FirstFrameOnly(Screen[Result]):
                 widget._repaint_required = widget._layout_required = False
             self._first_frame_at = get_time()
             return self
+        if layout and not regions and self._mounted_layout_due and self._drawn:
+            # A pushed screen is laid out once more as Textual sees its widgets mounted, a moment
+            # after its first frame (`AwaitMount`): the same layout, which drew it whole again.
+            # A layout draws what it moves itself.
+            self._mounted_layout_due = False
+            repaint = False
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def _compositor_refresh(self) -> None:
+        super()._compositor_refresh()
+        self._drawn = self._drawn or self.is_active
 
     def _laid_out_widgets(self) -> Iterator[Widget]:
         """The screen's widgets, their scrollbars included (which are no children of theirs)."""
