@@ -635,6 +635,7 @@ def _bursts(
     bursts: list[bytes] = []
     last = float("-inf")
     typing = list(keys or [])
+    typed = False
     longest = time.monotonic() + 30
     try:
         while time.monotonic() < longest and (not bursts or time.monotonic() - last < quiet or typing):
@@ -642,6 +643,7 @@ def _bursts(
                 os.write(fd, typing.pop(0))
                 bursts.append(b"")
                 last = time.monotonic()
+                typed = True
             if not select.select([fd], [], [], 0.05)[0]:
                 continue
             try:
@@ -649,11 +651,11 @@ def _bursts(
             except OSError:
                 break
             now = time.monotonic()
-            if bursts and now - last < 0.015:
+            if bursts and now - last < 0.015 and not typed:
                 bursts[-1] += data
             else:
                 bursts.append(data)
-            last = now
+            last, typed = now, False
     finally:
         os.kill(pid, signal.SIGTERM)
         os.waitpid(pid, 0)
@@ -701,3 +703,17 @@ def test_a_review_opened_from_the_overview_is_drawn_once_and_not_again_while_not
     opened = next(i for i, burst in enumerate(bursts) if b"working tree" in burst)  # (the review's header)
     # nor once more a moment later, as Textual saw its widgets mounted and laid it out again
     assert [len(burst) for burst in bursts[opened + 1 :]] == []
+
+
+@pytest.mark.alone  # (as above)
+def test_moving_in_the_overview_draws_the_cursor_and_the_next_detail_in_one_frame(tmp_path: Path) -> None:
+    # The cursor came in one frame, the detail of the worktree it came to in the next (a message
+    # away), its conflicting lines in a third (read only then), and a fourth drew it again.
+    copy = demo_copy(tmp_path)
+    bursts = _bursts([REVIEW, "all", str(copy / "tally")], keys=[b"j", b"j", b"k"])
+    typed = [i for i, burst in enumerate(bursts) if burst == b""]
+    assert len(typed) == 3
+    for at, end in zip(typed, [*typed[1:], len(bursts)], strict=True):
+        drawn = [burst for burst in bursts[at + 1 : end] if burst]
+        assert len(drawn) == 1, [len(burst) for burst in drawn]
+        assert b"Waits on" in drawn[0] and b"reading the conflicting lines" not in drawn[0]

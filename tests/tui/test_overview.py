@@ -26,6 +26,7 @@ from review.demo import Demo
 from review.overview.rows import Row
 from review.overview.status import Overview
 from review.repo.git import find_worktree
+from review.repo.merge import ConflictHunk
 from review.repo.scope import Scope
 from review.repo.text import visible
 from review.state.store import FOLDER, Store
@@ -226,6 +227,29 @@ async def test_the_radar_marks_both_conflicting_worktrees_and_the_detail_shows_t
         assert "~ tally-cleanup: the same files, merging cleanly" in detail
         shown = "\n".join(drawn(pilot))
         assert 'def total(entries, currency="EUR"):' in shown and "def total(entries, category=None):" in shown
+
+
+async def test_the_conflicting_lines_are_read_before_the_cursor_comes(app_of) -> None:  # type: ignore[no-untyped-def]
+    # they were read as the cursor came: "reading the conflicting lines…", then the lines
+    async with app_of().run_test(size=WIDE, notifications=True) as pilot:
+        await loaded(pilot)
+        screen = overview_of(pilot)
+        assert screen.table.row is not None and screen.table.row.name == "tally-cleanup"
+        assert screen.overview is not None
+        read = screen.overview.conflicts
+        asked: list[str] = []
+
+        def conflicts(row: Row, other: Row | None) -> list[tuple[str, list[ConflictHunk]]]:
+            asked.append(row.name)
+            return read(row, other)
+
+        screen.overview.conflicts = conflicts  # type: ignore[method-assign]
+        await pilot.press("j")
+        detail = screen.query_one(RadarDetail).text
+        assert detail.startswith("tally-currency")
+        assert "tally/ledger.py, line" in detail and "reading the conflicting lines" not in detail
+        await loaded(pilot)
+        assert asked == []
 
 
 async def test_at_80_columns_names_and_marks_stay_whole(app_of) -> None:  # type: ignore[no-untyped-def]

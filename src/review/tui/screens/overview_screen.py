@@ -25,6 +25,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.message import Message
+from textual.worker import get_current_worker
 
 from review.background import in_a_thread
 from review.errors import ReviewError
@@ -50,6 +51,9 @@ QUIT_WAIT = 3.0
 
 TICK_SECONDS = 5.0
 """How often the ages are drawn again."""
+
+CONFLICTS_AHEAD = 16
+"""Rows whose conflicting hunks are read before the cursor comes to them, at most."""
 
 _ConflictKey = tuple[str | None, tuple[tuple[Path, str | None], ...], bool]
 
@@ -184,6 +188,7 @@ class OverviewScreen(FirstFrameOnly[None]):
     def on_mount(self) -> None:
         self.table.default_branch = self._default_branch
         self.table.focus()
+        self.watch(self.table, "moved_to", lambda _: self._show_detail(), init=False)
         if hasattr(type(self.app), "compact"):
             self.watch(self.app, "compact", self._compact)
         self._show_summary()
@@ -358,6 +363,8 @@ class OverviewScreen(FirstFrameOnly[None]):
         self.table.show(rows)
         self._show_summary()
         self._show_detail()
+        # once this is drawn: the lines the cursor will show on the other rows
+        self.call_after_refresh(self._read_conflicts_ahead)
 
     def _show_summary(self) -> None:
         """The summary's facts, ranked: on a narrow terminal the least needed give way whole
@@ -391,10 +398,6 @@ class OverviewScreen(FirstFrameOnly[None]):
 
     # -- the detail of the row under the cursor -----------------------------------------------
 
-    @on(WorktreeTable.Highlighted)
-    def _highlighted(self) -> None:
-        self._show_detail()
-
     def _show_detail(self) -> None:
         row = self.table.row
         if row is None:
@@ -407,12 +410,13 @@ class OverviewScreen(FirstFrameOnly[None]):
         else:
             conflicts = self._conflicts.get(key)
             if conflicts is None:
-                others = [other for path, _ in key[1] if (other := self.rows.get(path)) is not None]
+                read = self._conflicts_to_read(row)
                 if self._first_conflicts is None:
-                    self.read_conflicts(key, row, others, key[2])
+                    self.read_conflicts(*read)
                 else:  # before the first frame, which waits for them: Textual's workers start after it
-                    read = partial(self._read_conflicts, key, row, others, key[2])
-                    self._first_conflicts.append(in_a_thread(read, "review-overview-conflicts"))
+                    self._first_conflicts.append(
+                        in_a_thread(partial(self._read_conflicts, *read), "review-overview-conflicts")
+                    )
         for pane in self._details():
             pane.show(row, self.rows, default_branch=self._default_branch, conflicts=conflicts)
 
@@ -434,6 +438,33 @@ class OverviewScreen(FirstFrameOnly[None]):
             if overlap.conflict
         )
         return row.snapshot, others, row.merges_cleanly is False
+
+    def _conflicts_to_read(self, row: Row) -> tuple[_ConflictKey, Row, list[Row], bool]:
+        """What `_read_conflicts` takes to read the conflicting hunks of `row`."""
+        key = self._conflict_key(row)
+        others = [other for path, _ in key[1] if (other := self.rows.get(path)) is not None]
+        return key, row, others, key[2]
+
+    def _read_conflicts_ahead(self) -> None:
+        """Read the conflicting hunks of the rows that have some and are not read yet, below the
+        cursor first, so that the cursor shows them at once when it comes."""
+        rows = self.table.rows
+        at = rows.index(self.table.row) if self.table.row in rows else 0
+        wanted = []
+        for row in rows[at + 1 :] + rows[:at]:
+            key = self._conflict_key(row)
+            if row.host is None and (key[1] or key[2]) and self._conflicts.get(key) is None:
+                wanted.append(self._conflicts_to_read(row))
+        if wanted:
+            self.read_conflicts_ahead(wanted[:CONFLICTS_AHEAD])
+
+    @work(thread=True, exclusive=True, group="conflicts-ahead")
+    def read_conflicts_ahead(self, wanted: list[tuple[_ConflictKey, Row, list[Row], bool]]) -> None:
+        worker = get_current_worker()
+        for read in wanted:
+            if worker.is_cancelled or self._stop.is_set():
+                return
+            self._read_conflicts(*read)
 
     @work(thread=True, exclusive=True, group="conflicts")
     def read_conflicts(self, key: _ConflictKey, row: Row, others: list[Row], with_default: bool) -> None:

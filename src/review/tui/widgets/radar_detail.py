@@ -44,6 +44,13 @@ REQUEST_LINES = 6
 """Lines shown of what the agent said when it asked for a review."""
 
 
+class _Said(Static):
+    """The detail's text, laid out once for each change (see `RadarDetail._size_updated`)."""
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+
 class RadarDetail(VerticalScroll):
     """Where one worktree stands, and what it collides with."""
 
@@ -74,6 +81,13 @@ class RadarDetail(VerticalScroll):
     }
     """
 
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # Textual lays a widget whose virtual size changed out a second time, a frame later,
+        # drawing it again the same: the next worktree's detail came in two or three frames. Its
+        # scrollbars are set here as it is (`_scroll_update`), and its text does not scroll
+        # itself. (Textual's own, private: textual is pinned.)
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
+
     def __init__(self, *, now: Callable[[], float] = time.time, id: str | None = None) -> None:
         super().__init__(id=id)
         self.now = now
@@ -81,7 +95,7 @@ class RadarDetail(VerticalScroll):
         self._shown: Path | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(), id="detail")
+        yield _Said(Text(), id="detail")
 
     @property
     def text(self) -> str:
@@ -105,11 +119,13 @@ class RadarDetail(VerticalScroll):
         if text == self._text:
             return  # the same again (the rows come every second while followed)
         self._text = text
-        detail = self.query_one("#detail", Static)
+        detail = self.query_one("#detail", _Said)
         detail.update(text)
-        if not self.container_size and detail.styles.text_wrap == "nowrap":
-            # before the first layout, which would find them a frame late (a line a line here)
-            show_scrollbars(self, size_to_come(self), Size(0, len(text.plain.split("\n"))))
+        if detail.styles.text_wrap == "nowrap":
+            # decided with the text, which the layout would otherwise do a frame later (a line a
+            # line here)
+            container = self.container_size or size_to_come(self)
+            show_scrollbars(self, container, Size(0, len(text.plain.split("\n"))))
         if previous != self._shown:
             self.scroll_home(animate=False, immediate=True)
 

@@ -23,6 +23,7 @@ from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
+from textual.reactive import var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -174,19 +175,16 @@ class WorktreeTable(ScrollView, can_focus=True):
     WorktreeTable:blur > .worktree-table--cursor { background: $primary 15%; }
     """
 
-    class Highlighted(Message):
-        """The reviewer moved the cursor onto another worktree."""
-
-        def __init__(self, row: Row) -> None:
-            super().__init__()
-            self.row = row
-
     class Chosen(Message):
         """The reviewer double-clicked a worktree."""
 
         def __init__(self, row: Row) -> None:
             super().__init__()
             self.row = row
+
+    moved_to: var[Path | None] = var(None, always_update=True)
+    """The worktree the reviewer moved the cursor onto, set at each move: watched, not a message,
+    so that what the screen shows of it is drawn in the same frame as the cursor."""
 
     def __init__(self, *, now: Callable[[], float] = time.time, id: str | None = None) -> None:
         """A table that measures ages against `now` (a clock tests can stop)."""
@@ -318,7 +316,7 @@ class WorktreeTable(ScrollView, can_focus=True):
         self._scroll_to_cursor()
         self.refresh()
         if moved and tell:
-            self.post_message(self.Highlighted(self._rows[index]))
+            self.moved_to = self._rows[index].path
 
     def _scroll_to_cursor(self) -> None:
         if not self._rows:
