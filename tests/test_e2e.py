@@ -717,3 +717,13 @@ def test_moving_in_the_overview_draws_the_cursor_and_the_next_detail_in_one_fram
         drawn = [burst for burst in bursts[at + 1 : end] if burst]
         assert len(drawn) == 1, [len(burst) for burst in drawn]
         assert b"Waits on" in drawn[0] and b"reading the conflicting lines" not in drawn[0]
+
+
+@pytest.mark.alone  # (as above)
+def test_back_from_a_review_the_overview_is_drawn_whole_once(tmp_path: Path) -> None:
+    # Textual asked for a layout once the review was gone, and the overview was drawn whole again.
+    copy = demo_copy(tmp_path)
+    bursts = _bursts([REVIEW, "all", str(copy / "tally")], keys=[b"\r", b"o"])
+    back = len(bursts) - 1 - bursts[::-1].index(b"")
+    whole = [len(burst) for burst in bursts[back + 1 :] if b"Waiting on you" in burst]
+    assert len(whole) == 1, whole

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, wait
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 from weakref import WeakKeyDictionary
 
 from textual import events, work
@@ -174,6 +174,12 @@ class ReviewApp(App[None]):
             syntax_theme=self.config.syntax_theme,
             first=first,
         )
+
+    def refresh(self, *, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        # Textual asks the app for a layout once a screen it took away is gone (a review left for
+        # the overview): the screen on top was laid out and drawn as it came back, and a layout
+        # draws what it moves itself. Drawn whole again, the overview came twice.
+        return super().refresh(repaint=repaint and not layout, layout=layout, recompose=recompose)
 
     @property
     def _background_screens(self) -> list[Screen[Any]]:
