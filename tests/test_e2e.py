@@ -615,12 +615,16 @@ def test_a_large_diff_opened_again_shows_what_git_reads_after_the_agent_wrote_mo
 
 
 def _bursts(
-    argv: list[str], size: tuple[int, int] = (120, 36), quiet: float = 1.0, keys: list[bytes] | None = None
+    argv: list[str],
+    size: tuple[int, int] = (120, 36),
+    quiet: float = 1.0,
+    keys: list[bytes] | None = None,
+    longest: float = 30.0,
 ) -> list[bytes]:
     """What a program writes to its terminal until it has been quiet for `quiet` seconds, read
     from a pseudo-terminal as it comes, in bursts: writes less than 15 ms apart (Textual writes
     a frame at once). Each of `keys` is typed once it is quiet, and starts a burst (empty until
-    the program answers); it never reads for more than 30 seconds."""
+    the program answers); it never reads for more than `longest` seconds."""
     import fcntl
     import pty
     import select
@@ -636,9 +640,9 @@ def _bursts(
     last = float("-inf")
     typing = list(keys or [])
     typed = False
-    longest = time.monotonic() + 30
+    until = time.monotonic() + longest
     try:
-        while time.monotonic() < longest and (not bursts or time.monotonic() - last < quiet or typing):
+        while time.monotonic() < until and (not bursts or time.monotonic() - last < quiet or typing):
             if bursts and time.monotonic() - last >= quiet:
                 os.write(fd, typing.pop(0))
                 bursts.append(b"")
@@ -727,3 +731,16 @@ def test_back_from_a_review_the_overview_is_drawn_whole_once(tmp_path: Path) -> 
     back = len(bursts) - 1 - bursts[::-1].index(b"")
     whole = [len(burst) for burst in bursts[back + 1 :] if b"Waiting on you" in burst]
     assert len(whole) == 1, whole
+
+
+@pytest.mark.alone  # (as above)
+def test_the_comment_editor_comes_whole_with_its_keys(tmp_path: Path) -> None:
+    # Textual's footer in a dialog composed its keys once the dialog ran: they came 100 ms after
+    # it, and the dialog was drawn whole twice more.
+    copy = demo_copy(tmp_path)
+    # (its cursor blinks: never quiet)
+    bursts = _bursts([REVIEW, str(copy / "tally-currency")], keys=[b"]", b"j", b"j", b"c"], longest=6)
+    opened = next(i for i, burst in enumerate(bursts) if b"Comment on" in burst)
+    assert b"Save" in bursts[opened] and b"Severity" in bursts[opened]
+    # at most the chosen severity's colours, restyled a moment later (a few hundred bytes)
+    assert all(len(burst) < 1000 for burst in bursts[opened + 1 :]), [len(burst) for burst in bursts[opened + 1 :]]

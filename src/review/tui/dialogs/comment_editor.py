@@ -15,12 +15,13 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Label, RadioButton, RadioSet, Static, TextArea
+from textual.widgets import Label, RadioButton, RadioSet, Static, TextArea
 
 from review.repo.text import visible
 from review.state.model import SEVERITIES, Severity
 from review.tui.dialogs.frame import Dialog, following, press
 from review.tui.saving import TYPING_SECONDS
+from review.tui.widgets.review_footer import ReviewFooter
 
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 
@@ -147,7 +148,7 @@ class CommentEditor(Dialog[EditorResult | None]):
                         for severity in SEVERITIES:
                             yield RadioButton(severity, name=severity)
             yield DraftText(self.initial_body, placeholder=REPLY_PLACEHOLDER if self.reply else COMMENT_PLACEHOLDER)
-            yield Footer(show_command_palette=False, compact=True)
+            yield ReviewFooter(palette=False, rows=True)
 
     @property
     def draft(self) -> DraftText:

@@ -9,12 +9,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from review.repo.text import visible
 from review.state.model import AnchorState, Comment, CommentStatus, Severity
 from review.tui.dialogs.frame import Picker
+from review.tui.widgets.review_footer import ReviewFooter
 
 BODY_PREVIEW = 200
 """Characters of a comment's first line kept in its row; the row's width cuts it shorter."""
@@ -167,7 +168,7 @@ class CommentsPanel(Picker[str | None]):
                 yield OptionList(*options, markup=False)
             else:
                 yield Static(Text("No comments yet: press c on a line to write one."), id="empty")
-            yield Footer(show_command_palette=False, compact=True)
+            yield ReviewFooter(palette=False, rows=True)
 
     def on_mount(self) -> None:
         self.set_class(not self.entries, "-empty")

@@ -6,10 +6,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from review.repo.text import visible
 from review.tui.dialogs.frame import Dialog
+from review.tui.widgets.review_footer import ReviewFooter
 
 
 class ConfirmDialog(Dialog[bool]):
@@ -52,7 +53,7 @@ class ConfirmDialog(Dialog[bool]):
             with Horizontal(id="answers"):
                 yield Button(Text(visible(self.yes)), variant="error", compact=True, id="yes")
                 yield Button(Text(visible(self.no)), compact=True, id="no")
-            yield Footer(show_command_palette=False, compact=True)
+            yield ReviewFooter(palette=False, rows=True)
 
     def action_answer(self, yes: bool) -> None:
         """Close with the answer."""

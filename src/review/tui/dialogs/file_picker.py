@@ -10,13 +10,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from review.repo.diff import Diff, FileDiff
 from review.repo.text import visible
 from review.tui.dialogs.frame import Picker
 from review.tui.widgets.file_list import file_counts
+from review.tui.widgets.review_footer import ReviewFooter
 
 
 def file_prompt(file: FileDiff, viewed: bool) -> Text:
@@ -62,7 +63,7 @@ class FilePicker(Picker[int | None]):
             yield Static(Text(f"Files ({len(files)}, {len(self.viewed)} viewed)"), id="title")
             options = [Option(file_prompt(file, file.path in self.viewed), id=str(i)) for i, file in enumerate(files)]
             yield OptionList(*options, markup=False)
-            yield Footer(show_command_palette=False, compact=True)
+            yield ReviewFooter(palette=False, rows=True)
 
     def on_mount(self) -> None:
         if self.current is not None and self.diff.files:

@@ -9,12 +9,13 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, RadioButton, RadioSet
 
 from review.tui.compact import CLASS, WIDTH
+from review.tui.first_frame import FirstFrameOnly
 
 Result = TypeVar("Result")
 Value = TypeVar("Value", bound=str)
 
 
-class Dialog(ModalScreen[Result]):
+class Dialog(FirstFrameOnly[Result], ModalScreen[Result]):
     """A dialog box in the middle of the screen; subclasses compose a `Vertical` with a `#title`.
 
     Below `compact.WIDTH` columns it has the class `-compact`, by which a dialog lays its parts
@@ -30,7 +31,7 @@ class Dialog(ModalScreen[Result]):
             background: $panel; border: round $primary; padding: 0 1;
         }
         #title { text-style: bold; }
-        Footer { background: $panel; }
+        ReviewFooter { background: $panel; }
     }
     """
 

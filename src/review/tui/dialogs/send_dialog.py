@@ -8,12 +8,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Footer, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Label, RadioButton, RadioSet, Static
 
 from review.state.model import VERDICTS, Verdict
 from review.state.rounds import sends_something
 from review.tui.dialogs.comment_editor import DraftText
 from review.tui.dialogs.frame import Dialog, following, press
+from review.tui.widgets.review_footer import ReviewFooter
 
 VERDICT_LABELS: dict[Verdict, str] = {"request_changes": "Request changes", "comment": "Comment", "approve": "Approve"}
 """Each verdict's button; the chooser shows them, and `ctrl+t` steps through them, in the order of
@@ -91,7 +92,7 @@ class SendDialog(Dialog[SendResult | None]):
             with Horizontal(id="actions"):
                 yield Button("Send", variant="primary", compact=True, id="send")
                 yield Button("Cancel", compact=True, id="cancel")
-            yield Footer(show_command_palette=False, compact=True)
+            yield ReviewFooter(palette=False, rows=True)
 
     def on_mount(self) -> None:
         self.query_one(DraftText).move_to_end()

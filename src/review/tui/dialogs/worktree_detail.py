@@ -9,10 +9,10 @@ from collections.abc import Callable
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Footer
 
 from review.tui.dialogs.frame import Dialog
 from review.tui.widgets.radar_detail import RadarDetail
+from review.tui.widgets.review_footer import ReviewFooter
 
 
 class WorktreeDetail(Dialog[bool]):
@@ -42,7 +42,7 @@ class WorktreeDetail(Dialog[bool]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield RadarDetail(now=self.now)
-            yield Footer(show_command_palette=False, compact=True)
+            yield ReviewFooter(palette=False, rows=True)
 
     @property
     def detail(self) -> RadarDetail:
