@@ -252,6 +252,18 @@ async def test_the_conflicting_lines_are_read_before_the_cursor_comes(app_of) ->
         assert asked == []
 
 
+async def test_at_80_columns_the_detail_cuts_its_long_lines_and_scrolls(app_of) -> None:  # type: ignore[no-untyped-def]
+    async with app_of().run_test(size=NARROW, notifications=True) as pilot:
+        await loaded(pilot)
+        await go_to(pilot, "tally-currency")
+        rows = drawn(pilot)
+        (cut,) = [row for row in rows if "converted to" in row]
+        assert cut.rstrip().endswith("…")  # not wrapped: the lines of both sides stay aligned
+        assert not any(row.lstrip().startswith("`currency`") for row in rows)
+        detail = overview_of(pilot).detail
+        assert detail.show_vertical_scrollbar and detail.max_scroll_y > 0
+
+
 async def test_at_80_columns_names_and_marks_stay_whole(app_of) -> None:  # type: ignore[no-untyped-def]
     async with app_of().run_test(size=NARROW, notifications=True) as pilot:
         await loaded(pilot)

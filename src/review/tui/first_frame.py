@@ -69,6 +69,18 @@ def show_scrollbars(widget: Widget, container: Size, virtual: Size | None = None
         widget.horizontal_scrollbar.display = True
 
 
+class NoSecondLayout(Widget):
+    """A widget laid out once for each change of its size. Textual lays a widget whose virtual
+    size changed out a second time, a frame later, drawing it again the same. Its scrollbars are
+    set as its size is (`_scroll_update`); what it shows must not depend on its virtual size but
+    through them. Named after the widget's own class (`class Text(Static, NoSecondLayout)`):
+    Textual takes a widget's CSS type from its first base. (Textual's own, private: textual is
+    pinned.)"""
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+
 class LaidOnce:
     """Whether a layout gives a scrolling widget the sizes it was last laid out with. Textual's
     ScrollView takes every layout for a resize (it compares its virtual size with the size of

@@ -25,7 +25,7 @@ from review.overview.rows import Overlap, Row
 from review.overview.status import age
 from review.repo.merge import ConflictHunk
 from review.repo.text import visible
-from review.tui.first_frame import show_scrollbars, size_to_come
+from review.tui.first_frame import NoSecondLayout, show_scrollbars, size_to_come
 from review.tui.widgets.review_header import shortened
 
 Conflicts = Mapping[Path | None, Sequence[tuple[str, Sequence[ConflictHunk]]]]
@@ -44,14 +44,11 @@ REQUEST_LINES = 6
 """Lines shown of what the agent said when it asked for a review."""
 
 
-class _Said(Static):
-    """The detail's text, laid out once for each change (see `RadarDetail._size_updated`)."""
-
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
-        return super()._size_updated(size, virtual_size, container_size, layout=False)
+class _Said(Static, NoSecondLayout):
+    """The detail's text: the next worktree's came in two or three frames."""
 
 
-class RadarDetail(VerticalScroll):
+class RadarDetail(VerticalScroll, NoSecondLayout):
     """Where one worktree stands, and what it collides with."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -80,13 +77,6 @@ class RadarDetail(VerticalScroll):
         & > .radar-detail--problem { color: $text-error; }
     }
     """
-
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
-        # Textual lays a widget whose virtual size changed out a second time, a frame later,
-        # drawing it again the same: the next worktree's detail came in two or three frames. Its
-        # scrollbars are set here as it is (`_scroll_update`), and its text does not scroll
-        # itself. (Textual's own, private: textual is pinned.)
-        return super()._size_updated(size, virtual_size, container_size, layout=False)
 
     def __init__(self, *, now: Callable[[], float] = time.time, id: str | None = None) -> None:
         super().__init__(id=id)
