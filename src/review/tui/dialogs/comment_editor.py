@@ -148,7 +148,7 @@ class CommentEditor(Dialog[EditorResult | None]):
                         for severity in SEVERITIES:
                             yield RadioButton(severity, name=severity)
             yield DraftText(self.initial_body, placeholder=REPLY_PLACEHOLDER if self.reply else COMMENT_PLACEHOLDER)
-            yield ReviewFooter(palette=False, rows=True)
+            yield ReviewFooter(dialog=True)
 
     @property
     def draft(self) -> DraftText:

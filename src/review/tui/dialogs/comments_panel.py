@@ -168,7 +168,7 @@ class CommentsPanel(Picker[str | None]):
                 yield OptionList(*options, markup=False)
             else:
                 yield Static(Text("No comments yet: press c on a line to write one."), id="empty")
-            yield ReviewFooter(palette=False, rows=True)
+            yield ReviewFooter(dialog=True)
 
     def on_mount(self) -> None:
         self.set_class(not self.entries, "-empty")

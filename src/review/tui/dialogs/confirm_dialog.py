@@ -53,7 +53,7 @@ class ConfirmDialog(Dialog[bool]):
             with Horizontal(id="answers"):
                 yield Button(Text(visible(self.yes)), variant="error", compact=True, id="yes")
                 yield Button(Text(visible(self.no)), compact=True, id="no")
-            yield ReviewFooter(palette=False, rows=True)
+            yield ReviewFooter(dialog=True)
 
     def action_answer(self, yes: bool) -> None:
         """Close with the answer."""

@@ -63,7 +63,7 @@ class FilePicker(Picker[int | None]):
             yield Static(Text(f"Files ({len(files)}, {len(self.viewed)} viewed)"), id="title")
             options = [Option(file_prompt(file, file.path in self.viewed), id=str(i)) for i, file in enumerate(files)]
             yield OptionList(*options, markup=False)
-            yield ReviewFooter(palette=False, rows=True)
+            yield ReviewFooter(dialog=True)
 
     def on_mount(self) -> None:
         if self.current is not None and self.diff.files:

@@ -92,7 +92,7 @@ class SendDialog(Dialog[SendResult | None]):
             with Horizontal(id="actions"):
                 yield Button("Send", variant="primary", compact=True, id="send")
                 yield Button("Cancel", compact=True, id="cancel")
-            yield ReviewFooter(palette=False, rows=True)
+            yield ReviewFooter(dialog=True)
 
     def on_mount(self) -> None:
         self.query_one(DraftText).move_to_end()

@@ -42,7 +42,7 @@ class WorktreeDetail(Dialog[bool]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield RadarDetail(now=self.now)
-            yield ReviewFooter(palette=False, rows=True)
+            yield ReviewFooter(dialog=True)
 
     @property
     def detail(self) -> RadarDetail:

@@ -403,20 +403,15 @@ class OverviewScreen(FirstFrameOnly[None]):
         if row is None:
             self.detail.show(None, self.rows, default_branch=None, conflicts={})
             return
-        key = self._conflict_key(row)
-        conflicts: Conflicts | None
-        if row.host is not None or (not key[1] and not key[2]):
-            conflicts = {}  # another machine's hunks are not here to read
-        else:
-            conflicts = self._conflicts.get(key)
-            if conflicts is None:
-                read = self._conflicts_to_read(row)
-                if self._first_conflicts is None:
-                    self.read_conflicts(*read)
-                else:  # before the first frame, which waits for them: Textual's workers start after it
-                    self._first_conflicts.append(
-                        in_a_thread(partial(self._read_conflicts, *read), "review-overview-conflicts")
-                    )
+        read = self._conflicts_to_read(row)
+        conflicts: Conflicts | None = {} if read is None else self._conflicts.get(read[0])
+        if read is not None and conflicts is None:
+            if self._first_conflicts is None:
+                self.read_conflicts(*read)
+            else:  # before the first frame, which waits for them: Textual's workers start after it
+                self._first_conflicts.append(
+                    in_a_thread(partial(self._read_conflicts, *read), "review-overview-conflicts")
+                )
         for pane in self._details():
             pane.show(row, self.rows, default_branch=self._default_branch, conflicts=conflicts)
 
@@ -439,9 +434,12 @@ class OverviewScreen(FirstFrameOnly[None]):
         )
         return row.snapshot, others, row.merges_cleanly is False
 
-    def _conflicts_to_read(self, row: Row) -> tuple[_ConflictKey, Row, list[Row], bool]:
-        """What `_read_conflicts` takes to read the conflicting hunks of `row`."""
+    def _conflicts_to_read(self, row: Row) -> tuple[_ConflictKey, Row, list[Row], bool] | None:
+        """What `_read_conflicts` takes to read the conflicting hunks of `row`; None when it has
+        none to read (none, or another machine's, which are not here)."""
         key = self._conflict_key(row)
+        if row.host is not None or (not key[1] and not key[2]):
+            return None
         others = [other for path, _ in key[1] if (other := self.rows.get(path)) is not None]
         return key, row, others, key[2]
 
@@ -452,9 +450,9 @@ class OverviewScreen(FirstFrameOnly[None]):
         at = rows.index(self.table.row) if self.table.row in rows else 0
         wanted = []
         for row in rows[at + 1 :] + rows[:at]:
-            key = self._conflict_key(row)
-            if row.host is None and (key[1] or key[2]) and self._conflicts.get(key) is None:
-                wanted.append(self._conflicts_to_read(row))
+            read = self._conflicts_to_read(row)
+            if read is not None and self._conflicts.get(read[0]) is None:
+                wanted.append(read)
         if wanted:
             self.read_conflicts_ahead(wanted[:CONFLICTS_AHEAD])
 

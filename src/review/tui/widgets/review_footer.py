@@ -59,12 +59,11 @@ class ReviewFooter(Widget):
     }
     """
 
-    def __init__(self, *, palette: bool = True, rows: bool = False) -> None:
-        """A footer; for a dialog, without the command `palette`'s key (a dialog keeps it closed)
-        and with every key whole on as many `rows` as they take (a dialog has few)."""
-        super().__init__(classes="-rows" if rows else None)
-        self._palette = palette
-        self._in_rows = rows
+    def __init__(self, *, dialog: bool = False) -> None:
+        """A footer; a `dialog`'s has every key whole on as many rows as they take (a dialog has
+        few), and not the command palette's (a dialog keeps it closed)."""
+        super().__init__(classes="-rows" if dialog else None)
+        self._dialog = dialog
         self._drawn_keys: tuple[list[_Key], list[_Key]] = ([], [])
         self._spans: list[tuple[int, int, int, str]] = []
         """Where each drawn key is (row, first and last cell), and the key a click on it presses."""
@@ -92,7 +91,7 @@ class ReviewFooter(Widget):
         # the bindings are published again after every change of focus, mostly the same
         if self.keys() != self._drawn_keys:
             # on a small screen the keys may take another row
-            self.refresh(layout=self._compact is not None or self._in_rows)
+            self.refresh(layout=self._compact is not None or self._dialog)
 
     def keys(self) -> tuple[list[_Key], list[_Key]]:
         """The keys to show, in order, and those pinned on the right."""
@@ -100,7 +99,7 @@ class ReviewFooter(Widget):
             return self._compact_keys(self._compact), []
         shown: dict[str, _Key] = {}
         pinned: dict[str, _Key] = {}
-        palette = "command_palette" if self.app.ENABLE_COMMAND_PALETTE and self._palette else None
+        palette = "command_palette" if self.app.ENABLE_COMMAND_PALETTE and not self._dialog else None
         for _, binding, enabled, _tooltip in self.screen.active_bindings.values():
             if not binding.show and binding.action != palette:
                 continue
@@ -136,7 +135,7 @@ class ReviewFooter(Widget):
         return rows
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        if self._compact is None and not self._in_rows:
+        if self._compact is None and not self._dialog:
             return 1
         return len(self._rows(self._row_keys(), width))
 
@@ -147,7 +146,7 @@ class ReviewFooter(Widget):
 
     def render(self) -> Text:
         width = self.size.width
-        if self._compact is not None or self._in_rows:
+        if self._compact is not None or self._dialog:
             return self._render_rows(width)
         keys, pinned = self._drawn_keys = self.keys()
         separator = self.get_component_rich_style("review-footer--pinned")
@@ -180,8 +179,8 @@ class ReviewFooter(Widget):
         line.append(f"{key.description} ", self.get_component_rich_style("review-footer--description") + dim)
 
     def _render_rows(self, width: int) -> Text:
-        keys = self._row_keys()
-        self._drawn_keys = self.keys()
+        shown, pinned = self._drawn_keys = self.keys()
+        keys = shown + pinned
         text = Text(no_wrap=True, overflow="crop", end="")
         spans: list[tuple[int, int, int, str]] = []
         for y, row in enumerate(self._rows(keys, width)):
