@@ -234,6 +234,12 @@ async def test_the_verdict_can_be_chosen_with_tab_and_the_arrows() -> None:
         assert result_of(pilot) == SendResult("", "comment")
 
 
+async def test_the_arrows_start_from_the_verdict_chosen_not_the_first() -> None:
+    async with Host(SendDialog(drafts=0)).run_test(size=SIZE) as pilot:  # (comment: the second)
+        await pilot.press("tab", "right", "space", "ctrl+s")
+        assert result_of(pilot) == SendResult("", "approve")
+
+
 async def test_the_send_button_sends() -> None:
     async with Host(SendDialog(drafts=1)).run_test(size=SIZE) as pilot:
         await pilot.click("#send")

@@ -15,11 +15,11 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Label, RadioButton, RadioSet, Static, TextArea
+from textual.widgets import Label, RadioSet, Static, TextArea
 
 from review.repo.text import visible
 from review.state.model import SEVERITIES, Severity
-from review.tui.dialogs.frame import Dialog, following, press
+from review.tui.dialogs.frame import Choices, Dialog, following
 from review.tui.saving import TYPING_SECONDS
 from review.tui.widgets.review_footer import ReviewFooter
 
@@ -144,9 +144,7 @@ class CommentEditor(Dialog[EditorResult | None]):
             if not self.reply:
                 with Horizontal(id="severity-row"):
                     yield Label("Severity")
-                    with RadioSet(id="severity", compact=True):
-                        for severity in SEVERITIES:
-                            yield RadioButton(severity, name=severity)
+                    yield Choices(((severity, severity) for severity in SEVERITIES), self.severity, id="severity")
             yield DraftText(self.initial_body, placeholder=REPLY_PLACEHOLDER if self.reply else COMMENT_PLACEHOLDER)
             yield ReviewFooter(dialog=True)
 
@@ -159,9 +157,6 @@ class CommentEditor(Dialog[EditorResult | None]):
         self.draft.move_to_end()
         if self.typing is not None:
             self.set_interval(TYPING_SECONDS, self._tell_typing)
-        if not self.reply:
-            # pressed once mounted, so that the chooser's highlight starts on it too
-            press(self.query_one(RadioSet), self.severity)
 
     def action_save(self) -> None:
         """Close with the comment, unless there is nothing in it."""
@@ -186,7 +181,7 @@ class CommentEditor(Dialog[EditorResult | None]):
     def action_cycle_severity(self) -> None:
         """Choose the next severity (after the last, the first)."""
         self.severity = following(SEVERITIES, self.severity)
-        press(self.query_one(RadioSet), self.severity)
+        self.query_one(Choices).choose(self.severity)
 
     def action_insert_suggestion(self) -> None:
         """Insert a suggestion block of the commented code at the cursor, on a line of its own.

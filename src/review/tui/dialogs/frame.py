@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
 from textual.screen import ModalScreen
@@ -74,8 +74,28 @@ def following(values: Sequence[Value], value: Value) -> Value:
     return values[(values.index(value) + 1) % len(values)]
 
 
-def press(choices: RadioSet, name: str) -> None:
-    """Press the radio button named `name`, as a click would."""
-    for button in choices.query(RadioButton):
-        if button.name == name:
-            button.value = True
+class Choices(RadioSet):
+    """One of a few named values, chosen with the keys or a click: Textual's radio set, made of
+    `labels` (name, label) with `chosen` pressed and highlighted. Textual highlights its first
+    button until one is pressed; pressing `chosen` once mounted drew it a frame after the dialog."""
+
+    def __init__(self, labels: Iterable[tuple[str, str]], chosen: str, *, id: str) -> None:
+        buttons = (RadioButton(label, value=name == chosen, name=name) for name, label in labels)
+        super().__init__(*buttons, id=id, compact=True)
+
+    def action_next_button(self) -> None:
+        # (Textual's mount moves the highlight from none to the next button)
+        pressed = (i for i, button in enumerate(self._buttons()) if button.value)
+        if self._selected is None and (first := next(pressed, None)) is not None:
+            self._selected = first
+        else:
+            super().action_next_button()
+
+    def choose(self, name: str) -> None:
+        """Press the button named `name`, as a click would."""
+        for button in self._buttons():
+            if button.name == name:
+                button.value = True
+
+    def _buttons(self) -> list[RadioButton]:
+        return list(self.query_children(RadioButton))

@@ -8,12 +8,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Label, RadioSet, Static
 
 from review.state.model import VERDICTS, Verdict
 from review.state.rounds import sends_something
 from review.tui.dialogs.comment_editor import DraftText
-from review.tui.dialogs.frame import Dialog, following, press
+from review.tui.dialogs.frame import Choices, Dialog, following
 from review.tui.widgets.review_footer import ReviewFooter
 
 VERDICT_LABELS: dict[Verdict, str] = {"request_changes": "Request changes", "comment": "Comment", "approve": "Approve"}
@@ -86,9 +86,7 @@ class SendDialog(Dialog[SendResult | None]):
             yield DraftText(self.initial_summary, placeholder="Summary for the agent (optional)", id="summary")
             with Horizontal(id="verdict-row"):
                 yield Label("Verdict")
-                with RadioSet(id="verdict", compact=True):
-                    for verdict in VERDICTS:
-                        yield RadioButton(VERDICT_LABELS[verdict], name=verdict)
+                yield Choices(VERDICT_LABELS.items(), self.verdict, id="verdict")
             with Horizontal(id="actions"):
                 yield Button("Send", variant="primary", compact=True, id="send")
                 yield Button("Cancel", compact=True, id="cancel")
@@ -96,8 +94,6 @@ class SendDialog(Dialog[SendResult | None]):
 
     def on_mount(self) -> None:
         self.query_one(DraftText).move_to_end()
-        # pressed once mounted, so that the chooser's highlight starts on it too
-        press(self.query_one(RadioSet), self.verdict)
 
     def action_send(self) -> None:
         """Close with the summary and verdict, unless that would send nothing at all."""
@@ -114,7 +110,7 @@ class SendDialog(Dialog[SendResult | None]):
     def action_cycle_verdict(self) -> None:
         """Choose the next verdict (after the last, the first)."""
         self.verdict = following(VERDICTS, self.verdict)
-        press(self.query_one(RadioSet), self.verdict)
+        self.query_one(Choices).choose(self.verdict)
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
         for verdict in VERDICTS:
