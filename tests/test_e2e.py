@@ -734,6 +734,19 @@ def test_back_from_a_review_the_overview_is_drawn_whole_once(tmp_path: Path) -> 
 
 
 @pytest.mark.alone  # (as above)
+def test_the_next_waiting_review_is_drawn_whole_once(tmp_path: Path) -> None:
+    # `W` puts the next review in place of this one (Textual's `switch_screen`), which laid it out
+    # twice more and drew it whole again after its first frame.
+    copy = demo_copy(tmp_path)
+    bursts = _bursts([REVIEW, "all", str(copy / "tally")], keys=[b"\r", b"W", b"W"])
+    typed = [i for i, burst in enumerate(bursts) if burst == b""]
+    for at, end in zip(typed[1:], [*typed[2:], len(bursts)], strict=True):
+        # (each whole frame has the header once; two may come in one burst)
+        headers = [burst.count(b"working tree") for burst in bursts[at + 1 : end]]
+        assert sum(headers) == 1, headers
+
+
+@pytest.mark.alone  # (as above)
 def test_the_comment_editor_comes_whole_with_its_keys(tmp_path: Path) -> None:
     # Textual's footer in a dialog composed its keys once the dialog ran: they came 100 ms after
     # it, and the dialog was drawn whole twice more.

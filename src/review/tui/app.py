@@ -290,6 +290,7 @@ class ReviewApp(App[None]):
         screen = self._review_screen(worktree, Scope(), first)
         self._opened_from[screen] = path
         if replacing is not None:
+            screen.switched_to()
             self.switch_screen(screen)
         else:
             self.push_screen(screen)

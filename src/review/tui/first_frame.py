@@ -113,8 +113,10 @@ class FirstFrameOnly(Screen[Result]):
         """When the first frame was drawn, on Textual's clock."""
         self._drawn = False
         """Whether the screen was drawn (on top)."""
-        self._mounted_layout_due = True
-        """Until the screen is laid out after its first frame (see `refresh`)."""
+        self._mounted_layouts_due = 1
+        """Layouts Textual asks for as it sees the screen mounted, after its first frame (see
+        `refresh`): two, and a repaint, for a screen switched to (`switched_to`)."""
+        self._switched_repaint_due = False
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         # (handled before Screen's own handler, which lays the screen out and draws it)
@@ -150,13 +152,24 @@ class FirstFrameOnly(Screen[Result]):
                 widget._repaint_required = widget._layout_required = False
             self._first_frame_at = get_time()
             return self
-        if layout and not regions and self._mounted_layout_due and self._drawn:
+        if layout and not regions and self._mounted_layouts_due and self._drawn:
             # A pushed screen is laid out once more as Textual sees its widgets mounted, a moment
             # after its first frame (`AwaitMount`): the same layout, which drew it whole again.
             # A layout draws what it moves itself.
-            self._mounted_layout_due = False
+            self._mounted_layouts_due -= 1
             repaint = False
+        elif self._switched_repaint_due and self._drawn and not (regions or layout or recompose):
+            # the repaint Textual asks for as it drops the screen switched from
+            self._switched_repaint_due = False
+            return self
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def switched_to(self) -> None:
+        """Called before `App.switch_screen` puts this screen in place of the top one: Textual
+        then waits twice for its widgets to be mounted, laying it out each time, and draws it
+        whole once more as it drops the other, all after its first frame."""
+        self._mounted_layouts_due = 2
+        self._switched_repaint_due = True
 
     def _compositor_refresh(self) -> None:
         super()._compositor_refresh()
