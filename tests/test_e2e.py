@@ -667,6 +667,13 @@ def _bursts(
     return bursts
 
 
+def _rows_written_twice(output: bytes) -> list[int]:
+    """The rows of the screen that `output` moves the cursor to the start of more than once: a
+    frame writes each row it draws once."""
+    rows = [int(row) for row in re.findall(rb"\x1b\[(\d+);1H", output)]
+    return sorted({row for row in rows if rows.count(row) > 1})
+
+
 @pytest.mark.alone  # (a frame is told from the next by a pause in the output: two busy cores would blur it)
 @pytest.mark.parametrize("size", [(120, 36), (60, 20)], ids=["wide", "small"])
 def test_the_first_screen_is_drawn_in_one_frame_with_nothing_after_it(tmp_path: Path, size: tuple[int, int]) -> None:
@@ -725,12 +732,14 @@ def test_moving_in_the_overview_draws_the_cursor_and_the_next_detail_in_one_fram
 
 @pytest.mark.alone  # (as above)
 def test_back_from_a_review_the_overview_is_drawn_whole_once(tmp_path: Path) -> None:
-    # Textual asked for a layout once the review was gone, and the overview was drawn whole again.
+    # Textual asked for a layout once the review was gone, and the overview was drawn whole again;
+    # then the table, its row read again, was drawn just before the whole screen (2 ms apart).
     copy = demo_copy(tmp_path)
     bursts = _bursts([REVIEW, "all", str(copy / "tally")], keys=[b"\r", b"o"])
     back = len(bursts) - 1 - bursts[::-1].index(b"")
     whole = [len(burst) for burst in bursts[back + 1 :] if b"Waiting on you" in burst]
     assert len(whole) == 1, whole
+    assert _rows_written_twice(b"".join(bursts[back + 1 :])) == []
 
 
 @pytest.mark.alone  # (as above)

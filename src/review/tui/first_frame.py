@@ -172,6 +172,10 @@ class FirstFrameOnly(Screen[Result]):
         self._switched_repaint_due = True
 
     def _compositor_refresh(self) -> None:
+        if self._drawn and self._repaint_required and self is self.app.screen:
+            # What a layout moved, asked for with a repaint of the whole screen, which draws it
+            # too in the same update (as the overview comes back, with its rows read again).
+            return
         super()._compositor_refresh()
         self._drawn = self._drawn or self.is_active
 
