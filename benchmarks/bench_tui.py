@@ -151,6 +151,14 @@ REVIEW = str(Path(sys.executable).parent / "review")
 BARE = [sys.executable, str(Path(__file__).parent / "minimal_app.py")]
 
 
+FIRST_OPENING = ("counts", "colours")
+"""What review remembers of a diff (`review.state.counted`, `review.state.colours`): emptied, the
+diff is opened for the first time. The program's own caches stay, as its compiled modules do."""
+FIRST_RUN = (*FIRST_OPENING, "css", "syntax")
+"""And what review remembers of Textual's CSS and Pygments' styles, made once for an install
+(`review.tui.parsed_css`, `review.tui.syntax_styles`): emptied, review runs for the first time."""
+
+
 class Screens(NamedTuple):
     """The complete first screens of the bare app and of review, run in turns."""
 
@@ -178,20 +186,20 @@ def first_screens(
     size: tuple[int, int],
     runs: int,
     *,
-    first_time: bool = False,
+    emptied: tuple[str, ...] = (),
     counting: Path | None = None,
 ) -> Screens:
-    """The complete first screens of the bare app and of `argv`, run in turns. With `first_time`,
-    each run of `argv` has an empty cache folder: the diff has not been counted before
-    (`review.state.counted`). With `counting`, each run of `argv` goes on until the counts of
-    that worktree's diff are remembered (a diff of 10,000 new files takes seconds to count)."""
+    """The complete first screens of the bare app and of `argv`, run in turns. Before each run of
+    `argv`, the caches named in `emptied` are emptied (`FIRST_OPENING`, `FIRST_RUN`). With
+    `counting`, each run of `argv` goes on until the counts of that worktree's diff are
+    remembered (a diff of 10,000 new files takes seconds to count)."""
     bare, ours, frames = [], [], 0
     for _ in range(runs):
         program = Program(BARE, size)
         bare.append(program.complete(b"minimal-app-ready"))
         program.stop()
-        if first_time:
-            shutil.rmtree(os.environ["XDG_CACHE_HOME"], ignore_errors=True)
+        for cache in emptied:
+            shutil.rmtree(Path(os.environ["XDG_CACHE_HOME"], "review", cache), ignore_errors=True)
         program = Program(argv, size)
         ours.append(program.complete(marker))
         frames = max(frames, program.frames(program.started, setup=True))
@@ -368,7 +376,12 @@ def main() -> None:
         _, diff = scope.load(git.find_worktree(path), scope.Scope())
         print(f"\n== {name}: {len(diff.files)} files, {diff.added + diff.removed:,} changed lines")
         marker = diff.files[0].path.encode()
-        print(f"first time opened:     {first_screens([REVIEW, str(path)], marker, size, args.runs, first_time=True)}")
+        print(
+            f"first run of review:   {first_screens([REVIEW, str(path)], marker, size, args.runs, emptied=FIRST_RUN)}"
+        )
+        print(
+            f"first time opened:     {first_screens([REVIEW, str(path)], marker, size, args.runs, emptied=FIRST_OPENING)}"
+        )
         # opened again: its files' counts are remembered (the first-time runs left them)
         again = first_screens([REVIEW, str(path)], marker, size, args.runs)
         print(f"complete first screen: {again}")
