@@ -3,6 +3,8 @@ the screen as it mounts, with its file list, header and syntax colours, not in l
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from concurrent.futures import wait
 from pathlib import Path
 
@@ -165,3 +167,31 @@ async def test_a_diff_whose_lines_fit_has_no_horizontal_scrollbar(agent_worktree
         assert view.diff_layout.width == 88  # beside the diff's own scrollbar, two cells wide
         assert view.diff_layout.widest == fits
         assert (view.max_scroll_x, view.show_horizontal_scrollbar) == (0, False)
+
+
+_DIALOGS_IMPORTED = """
+import asyncio, sys, time
+from review.repo import git
+from review.tui.app import make_app
+
+EDITOR = "review.tui.dialogs.comment_editor"
+
+async def main() -> None:
+    async with make_app(git.find_worktree(sys.argv[1]), watch=False).run_test(size=(100, 30)) as pilot:
+        print(EDITOR in sys.modules)
+        until = time.monotonic() + 20
+        while EDITOR not in sys.modules and time.monotonic() < until:
+            await pilot.pause(0.05)
+        print(EDITOR in sys.modules)
+
+asyncio.run(main())
+"""
+
+
+def test_the_dialogs_are_imported_after_the_first_screen_not_before(agent_worktree: Repo) -> None:
+    # (a fresh Python: this one has imported them for other tests)
+    done = subprocess.run(
+        [sys.executable, "-c", _DIALOGS_IMPORTED, str(agent_worktree.root)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]

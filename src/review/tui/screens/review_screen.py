@@ -30,7 +30,7 @@ from review.state.comments import Where
 from review.state.model import Comment, CommentStatus, Review, Round, Severity, Side, Verdict
 from review.state.opening import COLOURS_WAIT, FIRST_SCREEN_WAIT, FirstDiff, file_time
 from review.state.store import FOLDER, Store
-from review.tui import collecting
+from review.tui import collecting, dialogs
 from review.tui.compact import REVIEW_KEYS
 from review.tui.first_frame import FirstFrameOnly
 from review.tui.saving import RETRY_SECONDS, Change, Saving
@@ -69,6 +69,9 @@ WATCH_AFTER = 0.5
 """Seconds after the screen is made that it starts watching the worktree: importing and
 setting up watchfiles (some 20 ms) would hold back the first frame. What was written since the
 diff was read is caught up with once the watcher is up (`_catch_up`)."""
+DIALOGS_AFTER = 1.0
+"""Seconds after the screen is made that its dialogs are imported, in a thread (after the
+watcher has started, and caught up)."""
 
 
 def _matters(change: FileChange, path: str) -> bool:
@@ -260,6 +263,7 @@ class ReviewScreen(FirstFrameOnly[None]):
             self._problem(f"Text you wrote earlier could not be saved; it is kept in {self.saving.file}.")
         if self.watching:
             self.set_timer(WATCH_AFTER, self.watch_worktree)
+        self.set_timer(DIALOGS_AFTER, dialogs.import_ahead)
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         collecting.hold_back()  # the diff collects when the reviewer pauses
