@@ -168,6 +168,15 @@ async def test_escape_on_an_unchanged_comment_closes_with_nothing() -> None:
         assert result_of(pilot) is None
 
 
+async def test_a_click_on_a_severity_chooses_it() -> None:
+    dialog = editor(body="Rename this")
+    async with Host(dialog).run_test(size=SIZE) as pilot:
+        nit = next(button for button in dialog.query(RadioButton) if button.name == "nit")
+        await pilot.click(nit)
+        await pilot.press("ctrl+s")
+        assert result_of(pilot) == EditorResult("Rename this", "nit")
+
+
 async def test_escape_on_an_empty_new_comment_closes_with_nothing() -> None:
     async with Host(editor()).run_test(size=SIZE) as pilot:
         await pilot.press("space", "enter", "escape")
