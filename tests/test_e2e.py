@@ -614,17 +614,22 @@ def test_a_large_diff_opened_again_shows_what_git_reads_after_the_agent_wrote_mo
         terminal.close()
 
 
+TYPED_APART = 0.07
+"""Seconds between keys typed one after the other (`_bursts`): a quick typist's."""
+
+
 def _bursts(
     argv: list[str],
     size: tuple[int, int] = (120, 36),
     quiet: float = 1.0,
-    keys: list[bytes] | None = None,
+    keys: list[bytes | tuple[bytes, ...]] | None = None,
     longest: float = 30.0,
 ) -> list[bytes]:
     """What a program writes to its terminal until it has been quiet for `quiet` seconds, read
     from a pseudo-terminal as it comes, in bursts: writes less than 15 ms apart (Textual writes
-    a frame at once). Each of `keys` is typed once it is quiet, and starts a burst (empty until
-    the program answers); it never reads for more than `longest` seconds."""
+    a frame at once). Each of `keys` is typed once it is quiet (a tuple's keys `TYPED_APART`
+    seconds apart), and starts a burst (empty until the program answers); it never reads for
+    more than `longest` seconds."""
     import fcntl
     import pty
     import select
@@ -644,7 +649,10 @@ def _bursts(
     try:
         while time.monotonic() < until and (not bursts or time.monotonic() - last < quiet or typing):
             if bursts and time.monotonic() - last >= quiet:
-                os.write(fd, typing.pop(0))
+                key = typing.pop(0)
+                for at, part in enumerate(key if isinstance(key, tuple) else (key,)):
+                    time.sleep(TYPED_APART if at else 0)
+                    os.write(fd, part)
                 bursts.append(b"")
                 last = time.monotonic()
                 typed = True
@@ -753,6 +761,18 @@ def test_the_next_waiting_review_is_drawn_whole_once(tmp_path: Path) -> None:
         # (each whole frame has the header once; two may come in one burst)
         headers = [burst.count(b"working tree") for burst in bursts[at + 1 : end]]
         assert sum(headers) == 1, headers
+
+
+@pytest.mark.alone  # (as above)
+def test_escape_closes_a_dialog_before_the_next_key_comes(tmp_path: Path) -> None:
+    # Textual read an escape alone as the Escape key only once its input thread woke, a tenth of
+    # a second later: a key typed in between made it alt+key, and the editor stayed open.
+    copy = demo_copy(tmp_path)
+    bursts = _bursts(
+        [REVIEW, str(copy / "tally-currency")], keys=[b"]", b"j", b"j", b"c", (b"\x1b", b"x")], quiet=0.3, longest=8
+    )
+    closed = bursts[len(bursts) - 1 - bursts[::-1].index(b"") :]
+    assert b"1/7 viewed" in b"".join(closed)  # (`x` marked the file viewed, in the review)
 
 
 @pytest.mark.alone  # (as above)

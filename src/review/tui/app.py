@@ -16,6 +16,7 @@ from weakref import WeakKeyDictionary
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import Screen
@@ -180,6 +181,16 @@ class ReviewApp(App[None]):
         # the overview): the screen on top was laid out and drawn as it came back, and a layout
         # draws what it moves itself. Drawn whole again, the overview came twice.
         return super().refresh(repaint=repaint and not layout, layout=layout, recompose=recompose)
+
+    def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()
+        from textual.drivers.linux_driver import LinuxDriver
+
+        if driver is not LinuxDriver:
+            return driver
+        from review.tui.driver import ReviewDriver
+
+        return ReviewDriver  # (an escape is the Escape key sooner)
 
     @property
     def _background_screens(self) -> list[Screen[Any]]:
