@@ -15,6 +15,7 @@ from weakref import WeakKeyDictionary
 
 from textual import events, work
 from textual.app import App
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
@@ -30,6 +31,7 @@ from review.state.opening import FIRST_SCREEN_WAIT, FirstDiff, read_apart
 from review.tui import parsed_css
 from review.tui.compact import CLASS as COMPACT
 from review.tui.compact import WIDTH as COMPACT_BELOW
+from review.tui.first_frame import FirstFrameOnly
 from review.tui.screens.review_screen import ReviewScreen
 
 if TYPE_CHECKING:
@@ -182,6 +184,11 @@ class ReviewApp(App[None]):
         # draws what it moves itself. Drawn whole again, the overview came twice.
         return super().refresh(repaint=repaint and not layout, layout=layout, recompose=recompose)
 
+    def switch_screen(self, screen: Screen[Any] | str) -> AwaitComplete:
+        if isinstance(screen, FirstFrameOnly):
+            screen.switched_to()  # (its first frame whole, and the only one)
+        return super().switch_screen(screen)
+
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()
         from textual.drivers.linux_driver import LinuxDriver
@@ -301,7 +308,6 @@ class ReviewApp(App[None]):
         screen = self._review_screen(worktree, Scope(), first)
         self._opened_from[screen] = path
         if replacing is not None:
-            screen.switched_to()
             self.switch_screen(screen)
         else:
             self.push_screen(screen)

@@ -165,9 +165,10 @@ class FirstFrameOnly(Screen[Result]):
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def switched_to(self) -> None:
-        """Called before `App.switch_screen` puts this screen in place of the top one: Textual
-        then waits twice for its widgets to be mounted, laying it out each time, and draws it
-        whole once more as it drops the other, all after its first frame."""
+        """Called as `App.switch_screen` puts this screen in place of the top one (the app's
+        override calls it): Textual then waits twice for its widgets to be mounted, laying it out
+        each time, and draws it whole once more as it drops the other, all after its first
+        frame."""
         self._mounted_layouts_due = 2
         self._switched_repaint_due = True
 
