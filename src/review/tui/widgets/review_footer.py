@@ -81,6 +81,12 @@ class ReviewFooter(Widget):
         self.set_class(keys is not None, "-compact")
         self.refresh(layout=True)
 
+    @property
+    def _in_rows(self) -> bool:
+        """Whether the keys are laid on as many rows as they take: a small screen's few, or a
+        dialog's all; else on one row, those that do not fit left out."""
+        return self._compact is not None or self._dialog
+
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
 
@@ -91,7 +97,7 @@ class ReviewFooter(Widget):
         # the bindings are published again after every change of focus, mostly the same
         if self.keys() != self._drawn_keys:
             # on a small screen the keys may take another row
-            self.refresh(layout=self._compact is not None or self._dialog)
+            self.refresh(layout=self._in_rows)
 
     def keys(self) -> tuple[list[_Key], list[_Key]]:
         """The keys to show, in order, and those pinned on the right."""
@@ -135,7 +141,7 @@ class ReviewFooter(Widget):
         return rows
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        if self._compact is None and not self._dialog:
+        if not self._in_rows:
             return 1
         return len(self._rows(self._row_keys(), width))
 
@@ -146,7 +152,7 @@ class ReviewFooter(Widget):
 
     def render(self) -> Text:
         width = self.size.width
-        if self._compact is not None or self._dialog:
+        if self._in_rows:
             return self._render_rows(width)
         keys, pinned = self._drawn_keys = self.keys()
         separator = self.get_component_rich_style("review-footer--pinned")
