@@ -675,6 +675,12 @@ def _bursts(
     return bursts
 
 
+def _answers(bursts: list[bytes]) -> list[list[bytes]]:
+    """What the program wrote after each key `_bursts` typed, a list of bursts for each."""
+    typed = [i for i, burst in enumerate(bursts) if burst == b""]
+    return [bursts[at + 1 : end] for at, end in zip(typed, [*typed[1:], len(bursts)], strict=True)]
+
+
 def _rows_written_twice(output: bytes) -> list[int]:
     """The rows of the screen that `output` moves the cursor to the start of more than once: a
     frame writes each row it draws once."""
@@ -730,10 +736,10 @@ def test_moving_in_the_overview_draws_the_cursor_and_the_next_detail_in_one_fram
     # away), its conflicting lines in a third (read only then), and a fourth drew it again.
     copy = demo_copy(tmp_path)
     bursts = _bursts([REVIEW, "all", str(copy / "tally")], keys=[b"j", b"j", b"k"])
-    typed = [i for i, burst in enumerate(bursts) if burst == b""]
-    assert len(typed) == 3
-    for at, end in zip(typed, [*typed[1:], len(bursts)], strict=True):
-        drawn = [burst for burst in bursts[at + 1 : end] if burst]
+    answers = _answers(bursts)
+    assert len(answers) == 3
+    for answer in answers:
+        drawn = [burst for burst in answer if burst]
         assert len(drawn) == 1, [len(burst) for burst in drawn]
         assert b"Waits on" in drawn[0] and b"reading the conflicting lines" not in drawn[0]
 
@@ -744,10 +750,10 @@ def test_back_from_a_review_the_overview_is_drawn_whole_once(tmp_path: Path) -> 
     # then the table, its row read again, was drawn just before the whole screen (2 ms apart).
     copy = demo_copy(tmp_path)
     bursts = _bursts([REVIEW, "all", str(copy / "tally")], keys=[b"\r", b"o"])
-    back = len(bursts) - 1 - bursts[::-1].index(b"")
-    whole = [len(burst) for burst in bursts[back + 1 :] if b"Waiting on you" in burst]
+    back = _answers(bursts)[-1]
+    whole = [len(burst) for burst in back if b"Waiting on you" in burst]
     assert len(whole) == 1, whole
-    assert _rows_written_twice(b"".join(bursts[back + 1 :])) == []
+    assert _rows_written_twice(b"".join(back)) == []
 
 
 @pytest.mark.alone  # (as above)
@@ -756,10 +762,9 @@ def test_the_next_waiting_review_is_drawn_whole_once(tmp_path: Path) -> None:
     # twice more and drew it whole again after its first frame.
     copy = demo_copy(tmp_path)
     bursts = _bursts([REVIEW, "all", str(copy / "tally")], keys=[b"\r", b"W", b"W"])
-    typed = [i for i, burst in enumerate(bursts) if burst == b""]
-    for at, end in zip(typed[1:], [*typed[2:], len(bursts)], strict=True):
+    for answer in _answers(bursts)[1:]:
         # (each whole frame has the header once; two may come in one burst)
-        headers = [burst.count(b"working tree") for burst in bursts[at + 1 : end]]
+        headers = [burst.count(b"working tree") for burst in answer]
         assert sum(headers) == 1, headers
 
 
@@ -771,7 +776,7 @@ def test_escape_closes_a_dialog_before_the_next_key_comes(tmp_path: Path) -> Non
     bursts = _bursts(
         [REVIEW, str(copy / "tally-currency")], keys=[b"]", b"j", b"j", b"c", (b"\x1b", b"x")], quiet=0.3, longest=8
     )
-    closed = bursts[len(bursts) - 1 - bursts[::-1].index(b"") :]
+    closed = _answers(bursts)[-1]
     assert b"1/7 viewed" in b"".join(closed)  # (`x` marked the file viewed, in the review)
 
 
