@@ -9,6 +9,7 @@ import sys
 from textual.pilot import Pilot
 
 from conftest import Repo, settle, until_seen
+from drawn import Drawn
 from review.repo import git
 from review.state import comments
 from review.state.comments import Where
@@ -183,6 +184,25 @@ async def test_n_and_capital_n_jump_between_comments(agent_worktree: Repo) -> No
         assert seen == ["c1", "c2", "c3"]
         await pilot.press("N")
         assert view.diff_layout.row(view.cursor).comment == "c2"
+
+
+async def test_n_brings_the_whole_comment_into_sight(agent_worktree: Repo) -> None:
+    # the cursor came onto the box's first row at the bottom of the screen, the comment below it
+    draft(agent_worktree, *((line, f"on line {line}") for line in (5, 30, 55)))
+    async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = view_of(pilot)
+        assert view.diff_layout is not None
+        for line in (5, 30, 55):
+            await pilot.press("n")
+            await pilot.pause()
+            box = view.diff_layout.row(view.cursor).comment
+            end = view.cursor
+            while end + 1 < view.diff_layout.total and view.diff_layout.row(end + 1).comment == box:
+                end += 1
+            top, height = view.scroll_offset.y, view.scrollable_content_region.height
+            assert top <= view.cursor and end < top + height, (line, top, view.cursor, end)
+            assert any(f"on line {line}" in row for row in Drawn.of(pilot.app.export_screenshot()).rows)
 
 
 async def test_capital_s_sends_the_drafts_as_a_round(agent_worktree: Repo) -> None:

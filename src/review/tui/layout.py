@@ -455,6 +455,14 @@ class Layout:
             skip=lambda file: not (self._on_change(file) or self.comments.get(self.diff.files[file].path)),
         )
 
+    def box_end(self, index: int) -> int:
+        """The last row of the comment's box whose first row is `index`."""
+        box = self.row(index).comment
+        end = index
+        while end + 1 < self.total and (row := self.row(end + 1)).kind is RowKind.COMMENT and row.comment == box:
+            end += 1
+        return end
+
     def comment_at(self, index: int, *, notes: bool = False) -> str | None:
         """The id of the comment whose box is at row `index`, or that is on that row's line; with
         `notes`, of the agent's note only (a line may have both)."""

@@ -387,13 +387,14 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
             return None
         return self.diff_layout.file_of(self.cursor)
 
-    def go_to(self, index: int, *, top: bool = False) -> None:
-        """Put the cursor on row `index`; with `top`, scroll so that row is at the top."""
+    def go_to(self, index: int, *, top: bool = False, through: int | None = None) -> None:
+        """Put the cursor on row `index`; with `top`, scroll so that row is at the top; with
+        `through`, so that the rows down to that one are in sight too, as far as they fit."""
         if self.diff_layout is None or not self.diff_layout.total:
             return
         previous = self.cursor
         self.cursor = max(0, min(index, self.diff_layout.total - 1))
-        y = self._top_after(self.cursor, top)
+        y = self._top_after(self.cursor, top, through)
         before = self.scroll_offset.y
         if y != before:
             self.scroll_to(y=y, animate=False, immediate=True)
@@ -408,15 +409,17 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
                 self.refresh_line(self.cursor)
         self._cursor_changed()
 
-    def _top_after(self, cursor: int, top: bool = False) -> int:
+    def _top_after(self, cursor: int, top: bool = False, through: int | None = None) -> int:
         """The first row on screen once the cursor goes to row `cursor` (at the top, with `top`;
-        otherwise only as far as it takes to bring the cursor into sight)."""
+        otherwise only as far as it takes to bring the cursor into sight, and the rows after it
+        down to `through` as far as they fit)."""
         height = self.scrollable_content_region.height
         y = self.scroll_offset.y
         if top or cursor < y:
             return cursor
-        if cursor >= y + height:
-            return cursor - height + 1
+        last = cursor if through is None else max(cursor, through)
+        if last >= y + height:
+            return min(cursor, last - height + 1)
         return y
 
     def go_to_file(self, file: int) -> None:
@@ -465,7 +468,11 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
         """Move to the next comment (the previous one if not `forward`); False when there is none."""
         if self.diff_layout is None:
             return False
-        return self._move_to(self.diff_layout.next_comment(self.cursor, forward))
+        found = self.diff_layout.next_comment(self.cursor, forward)
+        if found is None:
+            return False
+        self.go_to(found, through=self.diff_layout.box_end(found))  # (the whole comment, as far as it fits)
+        return True
 
     def _move_to(self, index: int | None) -> bool:
         if index is None:
@@ -637,7 +644,7 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
         height = self.scrollable_content_region.height
         top = self.scroll_offset.y
         # the first row on screen after each key: pages, top and bottom, and the jumps (hunks and
-        # files go to the top of the screen, a comment only into sight)
+        # files go to the top of the screen, a comment only into sight, whole as far as it fits)
         starts = [top + height, max(0, top - height), 0, max(0, rows.total - height)]
         onward = [top + height, 0, max(0, rows.total - height)]
         comments, commented = [], []
@@ -649,7 +656,7 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
                         onward.append(jump)
             comment = rows.next_comment(self.cursor, forward)
             if comment is not None:
-                starts.append(self._top_after(comment))
+                starts.append(self._top_after(comment, through=rows.box_end(comment)))
                 comments.append(starts[-1])
                 commented.append(rows.file_of(comment))
         # Where the keys onward, the top and the bottom and the comments lead are drawn too (the
