@@ -117,6 +117,8 @@ class FirstFrameOnly(Screen[Result]):
         """Layouts Textual asks for as it sees the screen mounted, after its first frame (see
         `refresh`): two, and a repaint, for a screen switched to (`switched_to`)."""
         self._switched_repaint_due = False
+        self._whole_at = float("-inf")
+        """When the whole screen was last drawn, on Textual's clock."""
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         # (handled before Screen's own handler, which lays the screen out and draws it)
@@ -177,8 +179,11 @@ class FirstFrameOnly(Screen[Result]):
             # What a layout moved, asked for with a repaint of the whole screen, which draws it
             # too in the same update (as the overview comes back, with its rows read again).
             return
+        whole = self in self._dirty_widgets and self is self.app.screen
         super()._compositor_refresh()
         self._drawn = self._drawn or self.is_active
+        if whole:
+            self._whole_at = get_time()
 
     def _laid_out_widgets(self) -> Iterator[Widget]:
         """The screen's widgets, their scrollbars included (which are no children of theirs)."""
@@ -190,15 +195,18 @@ class FirstFrameOnly(Screen[Result]):
                     yield bar
 
     async def _on_update(self, message: messages.Update) -> None:
-        self._drawn_already(message)
+        # A widget drawn again, asked for before the whole screen was last drawn, which showed it:
+        # drawn again the same a frame later (the overview's table, its cursor set as the
+        # reviewer came back from a review, its update sent once the whole overview was drawn).
+        self._drawn_already(message, max(self._first_frame_at, self._whole_at))
 
     async def _on_layout(self, message: messages.Layout) -> None:
-        self._drawn_already(message)
+        self._drawn_already(message, self._first_frame_at)
 
-    def _drawn_already(self, message: Message) -> None:
-        """Leave out a widget's change asked for before the first frame drew the whole screen,
+    def _drawn_already(self, message: Message, drawn_at: float) -> None:
+        """Leave out a widget's change asked for before the whole screen was drawn at `drawn_at`,
         which showed it (Screen's own handler then does not run)."""
-        if message.time <= self._first_frame_at:
+        if message.time <= drawn_at:
             message.stop()
             message.prevent_default()
 
