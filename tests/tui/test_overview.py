@@ -366,6 +366,27 @@ async def test_the_ages_are_drawn_again_only_when_one_reads_otherwise(made: Demo
             assert "4h" in line_of(drawn(pilot), "tally-cleanup")  # edited 1h30 before NOW
 
 
+async def test_the_detail_tells_its_ages_against_the_tick_as_the_table_does(made: Demo) -> None:
+    # rows read again a moment after the first frame drew the detail again for its age alone
+    clock = [NOW]
+    with Overview(made.repository) as overview:
+        app = make_overview_app(overview, watch=False, now=lambda: clock[0])
+        async with app.run_test(size=WIDE, notifications=True) as pilot:
+            await loaded(pilot)
+            screen = overview_of(pilot)
+            await go_to(pilot, "tally-cleanup")
+            before = screen.detail.text
+            assert "changed 1h ago" in before  # (edited 1h30 before NOW)
+            clock[0] += 3 * 3600
+            screen.show_rows([row.copied() for row in overview.read_radar()])  # (rows read again)
+            await pilot.pause()
+            assert screen.detail.text == before
+            screen._tick()
+            await pilot.pause()
+            assert "changed 4h ago" in screen.detail.text
+            assert any("changed 4h ago" in row for row in drawn(pilot))
+
+
 async def test_followed_live_a_row_changes_as_its_agent_starts_working(made: Demo) -> None:
     worktree = made.agents["cleanup"]
     with Overview(made.repository) as overview:

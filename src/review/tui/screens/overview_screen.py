@@ -200,7 +200,7 @@ class OverviewScreen(FirstFrameOnly[None]):
         self.read_first()
         if self.hosts:
             self.ask_hosts()
-        self.set_interval(TICK_SECONDS, self.table.tick)
+        self.set_interval(TICK_SECONDS, self._tick)
 
     async def on_unmount(self) -> None:
         # the caller closes the overview once the app is done: nothing may still be reading it
@@ -225,6 +225,12 @@ class OverviewScreen(FirstFrameOnly[None]):
         if not self.loaded:
             self.table.empty_message = "Reading the worktrees…"
             self.table.refresh()
+
+    def _tick(self) -> None:
+        """Tell the ages again, as time passed."""
+        self.table.tick()
+        for pane in self._details():
+            pane.tick()
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -83,6 +83,11 @@ class RadarDetail(VerticalScroll, NoSecondLayout):
         self.now = now
         self._text = Text()
         self._shown: Path | None = None
+        self._aged_at: float | None = None
+        """The time the ages are told against: kept until `tick`, as the table's are, so that
+        rows read again a moment later do not draw the detail again for an age alone."""
+        self._last: tuple[Row | None, Mapping[Path, Row], str | None, Conflicts | None] | None = None
+        """What was shown last, told again by `tick`."""
 
     def compose(self) -> ComposeResult:
         yield _Said(Text(), id="detail")
@@ -102,6 +107,9 @@ class RadarDetail(VerticalScroll, NoSecondLayout):
     ) -> None:
         """Show `row` and its overlaps with `others` (every row, by path); `conflicts` is None
         while the conflicting hunks are being read."""
+        self._last = (row, others, default_branch, conflicts)
+        if self._aged_at is None:
+            self._aged_at = self.now()
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         if row is not None:
             self._describe(text, row, others, default_branch, conflicts)
@@ -118,6 +126,13 @@ class RadarDetail(VerticalScroll, NoSecondLayout):
             show_scrollbars(self, container, Size(0, len(text.plain.split("\n"))))
         if previous != self._shown:
             self.scroll_home(animate=False, immediate=True)
+
+    def tick(self) -> None:
+        """Tell the ages against the time now: drawn again only if one reads otherwise."""
+        self._aged_at = self.now()
+        if self._last is not None:
+            row, others, default_branch, conflicts = self._last
+            self.show(row, others, default_branch=default_branch, conflicts=conflicts)
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"radar-detail--{name}", partial=True)
@@ -172,7 +187,7 @@ class RadarDetail(VerticalScroll, NoSecondLayout):
     def _request(self, text: Text, message: str, at: float | None) -> None:
         """When the agent asked for a review, and what it said (the reason quotes one line)."""
         muted = self._style("muted")
-        asked = age(at, self.now())
+        asked = age(at, self._aged_at)
         lines = message.strip().splitlines()
         text.append(f"The agent asked for a review{f' {asked} ago' if asked else ''}{':' if lines else '.'}\n", muted)
         for line in lines[:REQUEST_LINES]:
@@ -186,7 +201,7 @@ class RadarDetail(VerticalScroll, NoSecondLayout):
         agent = " ".join(filter(None, (row.agent, row.agent_state if row.agent_state != "unknown" else "")))
         first = [f"agent {visible(agent)}" if agent else "no agent seen"]
         if row.last_change is not None:
-            first.append(f"changed {age(row.last_change, self.now())} ago")
+            first.append(f"changed {age(row.last_change, self._aged_at)} ago")
         first.append(f"review {row.review_state}")
         second = [f"{row.files} file{'s' * (row.files != 1)} +{row.added} −{row.removed}"]
         if row.ahead is not None:
