@@ -731,11 +731,15 @@ def test_a_review_opened_from_the_overview_is_drawn_once_and_not_again_while_not
 
 
 @pytest.mark.alone  # (as above)
-def test_moving_in_the_overview_draws_the_cursor_and_the_next_detail_in_one_frame(tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=["wide", "narrow"])
+def test_moving_in_the_overview_draws_the_cursor_and_the_next_detail_in_one_frame(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
     # The cursor came in one frame, the detail of the worktree it came to in the next (a message
     # away), its conflicting lines in a third (read only then), and a fourth drew it again.
+    # Narrow: the detail grows a scrollbar on the second row, drawn again the same 20 ms later.
     copy = demo_copy(tmp_path)
-    bursts = _bursts([REVIEW, "all", str(copy / "tally")], keys=[b"j", b"j", b"k"])
+    bursts = _bursts([REVIEW, "all", str(copy / "tally")], size, keys=[b"j", b"j", b"k"])
     answers = _answers(bursts)
     assert len(answers) == 3
     for answer in answers:

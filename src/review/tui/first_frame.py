@@ -24,6 +24,7 @@ from textual._time import get_time
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.screen import Screen
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 
 Result = TypeVar("Result")
@@ -184,6 +185,21 @@ class FirstFrameOnly(Screen[Result]):
         self._drawn = self._drawn or self.is_active
         if whole:
             self._whole_at = get_time()
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        # (as Textual's: a scroll alone only shows what it exposes, without laying out again)
+        reflowed = self is self.app.screen and not (scroll and not self._layout_widgets)
+        asked = {bar for bar in self._scrollbars() if bar._repaint_required} if reflowed else set()
+        super()._refresh_layout(size, scroll)
+        if reflowed:
+            # A layout sizes the scrollbars of what it moved or resized, and draws them with it:
+            # each was drawn again the same a frame later (the overview's detail growing one).
+            for bar in self._scrollbars():
+                if bar not in asked:
+                    bar._repaint_required = False
+
+    def _scrollbars(self) -> Iterator[Widget]:
+        return (widget for widget in self._laid_out_widgets() if isinstance(widget, ScrollBar))
 
     def _laid_out_widgets(self) -> Iterator[Widget]:
         """The screen's widgets, their scrollbars included (which are no children of theirs)."""
