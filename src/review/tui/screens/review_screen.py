@@ -123,8 +123,9 @@ def _while_shown(
         try:
             method(screen, *args, **kwargs)
         except NoMatches:
-            # Being left: the screen is still attached while its widgets are already removed.
-            if screen.is_attached and screen.children:
+            # Being left: the screen, off the stack, is still attached while its widgets are
+            # removed one by one (some may be left: children are no sign it is still in use).
+            if screen.is_attached and screen in screen.app.screen_stack:
                 raise
 
     return shown
