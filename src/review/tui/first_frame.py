@@ -120,6 +120,8 @@ class FirstFrameOnly(Screen[Result]):
         self._switched_repaint_due = False
         self._whole_at = float("-inf")
         """When the whole screen was last drawn, on Textual's clock."""
+        self._drawn_late = False
+        """Whether the last frame was put off until the next layout (`_compositor_refresh`)."""
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         # (handled before Screen's own handler, which lays the screen out and draws it)
@@ -176,11 +178,23 @@ class FirstFrameOnly(Screen[Result]):
         self._switched_repaint_due = True
 
     def _compositor_refresh(self) -> None:
-        if self._drawn and self._repaint_required and self is self.app.screen:
+        on_top = self is self.app.screen
+        if on_top and self._drawn and self._repaint_required:
             # What a layout moved, asked for with a repaint of the whole screen, which draws it
             # too in the same update (as the overview comes back, with its rows read again).
             return
-        whole = self in self._dirty_widgets and self is self.app.screen
+        if on_top and self._drawn and not self._drawn_late and self._laid_out_again():
+            # A widget waits to be laid out again, mostly one a layout just resized (Textual
+            # shows or hides its scrollbars once it knows its size, after placing them): what is
+            # drawn now is drawn with what that layout moves, in one frame, not two (the diff as
+            # the file list is hidden, `f`, or the search field shown). Once: a layout that
+            # always asks for another is drawn each time.
+            self._drawn_late = True
+            self._layout_required = True
+            self.check_idle()
+            return
+        self._drawn_late = False
+        whole = on_top and self in self._dirty_widgets
         super()._compositor_refresh()
         self._drawn = self._drawn or self.is_active
         if whole:
@@ -197,6 +211,10 @@ class FirstFrameOnly(Screen[Result]):
             for bar in self._scrollbars():
                 if bar not in asked:
                     bar._repaint_required = False
+
+    def _laid_out_again(self) -> bool:
+        """Whether a widget asks to be laid out (again)."""
+        return any(widget._layout_required for widget in self._laid_out_widgets())
 
     def _scrollbars(self) -> Iterator[Widget]:
         return (widget for widget in self._laid_out_widgets() if isinstance(widget, ScrollBar))
