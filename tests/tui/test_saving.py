@@ -22,7 +22,7 @@ from review.tui.dialogs.confirm_dialog import ConfirmDialog
 from review.tui.dialogs.send_dialog import SendDialog
 from review.tui.layout import Place
 from review.tui.saving import UNSAVED, Saving
-from review.tui.screens.review_screen import ReviewScreen
+from review.tui.screens.review_screen import SAVING_SAID_AFTER, ReviewScreen
 from review.tui.widgets.diff_view import DiffView
 
 SIZE = (110, 36)
@@ -169,10 +169,13 @@ async def test_an_agent_holding_the_lock_does_not_freeze_the_viewer(agent_worktr
             await pilot.pause()
             assert view.viewed == {"docs/guide.md"}  # shown at once
             assert screen.saving.waiting == 1
+            # said once the write has waited a while: most take a few ms, and the word shown and
+            # taken back at once moved the header twice for each `x`
+            assert "saving" not in on_screen(pilot)
             before = view.cursor
             await pilot.press("j", "j")
             assert view.cursor == before + 2  # keys are still handled
-            assert "saving" in on_screen(pilot)
+            await until(pilot, lambda: "saving…" in on_screen(pilot), seconds=SAVING_SAID_AFTER + 1)
             screen.load()  # the agent changed a file: the diff is read again meanwhile
             await pilot.app.workers.wait_for_complete([w for w in pilot.app.workers if w.group == "load"])
             await pilot.pause()

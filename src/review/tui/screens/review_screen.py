@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
+from textual.timer import Timer
 
 from review.errors import ReviewError
 from review.repo import scope
@@ -72,6 +73,11 @@ diff was read is caught up with once the watcher is up (`_catch_up`)."""
 DIALOGS_AFTER = 1.0
 """Seconds after the screen is made that its dialogs are imported, in a thread (after the
 watcher has started, and caught up)."""
+SAVING_SAID_AFTER = 0.3
+"""Seconds the reviewer's changes wait to be saved before the header says "saving…": most are
+saved in a few milliseconds, and the word shown and taken back at once moved the header twice in
+as many frames for each `x`. (Leaving waits for them anyway, and changes that cannot be saved are
+said at once: "not saved".)"""
 
 
 def _matters(change: FileChange, path: str) -> bool:
@@ -210,6 +216,9 @@ class ReviewScreen(FirstFrameOnly[None]):
         self._ignored = 0
         self.saving = Saving(self, self.store, saved=self._saved, problem=self._problem, changed=self._show_header)
         """The reviewer's changes, saved in order off the UI thread."""
+        self._saving_for: Timer | None = None
+        """Running while changes wait to be saved (see `SAVING_SAID_AFTER`)."""
+        self._saving_said = False
         self._split = split
         self._syntax_theme = syntax_theme
         self._note_here = ""
@@ -499,6 +508,11 @@ class ReviewScreen(FirstFrameOnly[None]):
         """Gather what the header shows; the header lays it out for its width."""
         diff = self.diff
         waiting = self.saving.waiting
+        if not waiting and self._saving_for is not None:
+            self._saving_for.stop()
+            self._saving_for, self._saving_said = None, False
+        elif waiting and self._saving_for is None:
+            self._saving_for = self.set_timer(SAVING_SAID_AFTER, self._say_saving)
         self.query_one(ReviewHeader).show(
             worktree=self.worktree.root.name,
             branch=self.worktree.branch,
@@ -510,9 +524,13 @@ class ReviewScreen(FirstFrameOnly[None]):
             comments=self._counts(),
             state=self.review.state(),
             match=self.view.match_position(),
-            saving=0 if self.saving.stuck else waiting,
+            saving=waiting if self._saving_said and not self.saving.stuck else 0,
             unsaved=waiting if self.saving.stuck else 0,
         )
+
+    def _say_saving(self) -> None:
+        self._saving_said = True
+        self._show_header()
 
     def _counts(self) -> Counter[str]:
         """The comments by status, and as "note" the agent's notes that wait on the reviewer (as

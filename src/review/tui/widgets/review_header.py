@@ -126,7 +126,7 @@ class ReviewHeader(Widget):
             saving: The reviewer's changes being saved now.
             unsaved: The reviewer's changes that could not be saved yet (shown first, as an error).
         """
-        self._facts = _Facts(
+        facts = _Facts(
             worktree=visible(worktree),
             branch=visible(branch or "detached HEAD"),
             scope=visible(scope or ""),
@@ -140,7 +140,9 @@ class ReviewHeader(Widget):
             saving=saving,
             unsaved=unsaved,
         )
-        self.refresh()
+        if facts != self._facts:  # (shown again as each change is saved, mostly the same)
+            self._facts = facts
+            self.refresh()
 
     @property
     def text(self) -> str:
