@@ -749,6 +749,21 @@ def test_moving_in_the_overview_draws_the_cursor_and_the_next_detail_in_one_fram
 
 
 @pytest.mark.alone  # (as above)
+def test_the_reviews_keys_that_change_its_layout_draw_it_once(tmp_path: Path) -> None:
+    # Each drew the screen twice: the file list hidden or shown (`f`), long lines wrapped (`w`)
+    # and the search field shown or gone (`/`, escape) changed the diff's size, and Textual showed
+    # or hid its scrollbar in a second layout; the help came in five frames; `x` said "saving…"
+    # in the header and took it back, a frame each.
+    copy = demo_copy(tmp_path)
+    keys = [b"?", b"\x1b", b"/", b"\x1b", b"f", b"f", b"w", b"w", b"x", b"x"]
+    bursts = _bursts([REVIEW, str(copy / "tally-currency")], keys=keys, quiet=0.6)
+    for key, answer in zip(keys, _answers(bursts), strict=True):
+        # (a pointer's shape, told the terminal as the help opens, draws nothing)
+        drawn = [len(burst) for burst in answer if burst and not re.fullmatch(rb"(\x1b\][^\x07]*\x07)+", burst)]
+        assert len(drawn) == 1, (key, drawn)
+
+
+@pytest.mark.alone  # (as above)
 def test_back_from_a_review_the_overview_is_drawn_whole_once(tmp_path: Path) -> None:
     # Textual asked for a layout once the review was gone, and the overview was drawn whole again;
     # then the table, its row read again, was drawn just before the whole screen (2 ms apart).
