@@ -681,6 +681,12 @@ def _answers(bursts: list[bytes]) -> list[list[bytes]]:
     return [bursts[at + 1 : end] for at, end in zip(typed, [*typed[1:], len(bursts)], strict=True)]
 
 
+def _pointer_only(burst: bytes) -> bool:
+    """Whether `burst` only tells the terminal the mouse pointer's shape (as a screen is pushed):
+    it draws nothing."""
+    return re.fullmatch(rb"(\x1b\][^\x07]*\x07)+", burst) is not None
+
+
 def _rows_written_twice(output: bytes) -> list[int]:
     """The rows of the screen that `output` moves the cursor to the start of more than once: a
     frame writes each row it draws once."""
@@ -758,9 +764,22 @@ def test_the_reviews_keys_that_change_its_layout_draw_it_once(tmp_path: Path) ->
     keys = [b"?", b"\x1b", b"/", b"\x1b", b"f", b"f", b"w", b"w", b"x", b"x"]
     bursts = _bursts([REVIEW, str(copy / "tally-currency")], keys=keys, quiet=0.6)
     for key, answer in zip(keys, _answers(bursts), strict=True):
-        # (a pointer's shape, told the terminal as the help opens, draws nothing)
-        drawn = [len(burst) for burst in answer if burst and not re.fullmatch(rb"(\x1b\][^\x07]*\x07)+", burst)]
+        drawn = [len(burst) for burst in answer if burst and not _pointer_only(burst)]
         assert len(drawn) == 1, (key, drawn)
+
+
+@pytest.mark.alone  # (as above)
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=["wide", "narrow"])
+def test_the_worktrees_detail_pops_up_whole_in_one_frame(tmp_path: Path, size: tuple[int, int]) -> None:
+    # `i` drew the pop-up empty, then its text; once filled it was drawn whole again (Textual laid
+    # it out as the overview awaited it, and set its breakpoint's class a frame late), and its
+    # wrapped text's scrollbar came in a third.
+    copy = demo_copy(tmp_path)
+    bursts = _bursts([REVIEW, "all", str(copy / "tally")], size, keys=[b"j", b"i", b"\x1b"], quiet=0.6)
+    popped = _answers(bursts)[1]
+    drawn = [burst for burst in popped if not _pointer_only(burst)]
+    assert len(drawn) == 1, [len(burst) for burst in drawn]
+    assert b"Waits on you" in drawn[0] and b"esc" in drawn[0]
 
 
 @pytest.mark.alone  # (as above)

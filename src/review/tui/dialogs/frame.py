@@ -35,6 +35,14 @@ class Dialog(FirstFrameOnly[Result], ModalScreen[Result]):
     }
     """
 
+    def on_mount(self) -> None:
+        # The breakpoints' class before the first frame: Textual sets it once the terminal tells
+        # the dialog its size, after that frame, which drew it again whole (the worktree's detail
+        # in the overview, `i`). (Each class's `on_mount` runs, a subclass's too.)
+        compact = self.app.size.width < WIDTH
+        self.set_class(compact, CLASS)
+        self.set_class(not compact, "-wide")
+
 
 class Picker(Dialog[Result]):
     """A dialog that lists options (an `OptionList`, absent when there are none) and closes with

@@ -35,9 +35,18 @@ class WorktreeDetail(Dialog[bool]):
     }
     """
 
-    def __init__(self, *, now: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, *, now: Callable[[], float] = time.time, shown: Callable[[RadarDetail], None] | None = None
+    ) -> None:
+        """`shown` is given the detail as the pop-up is made, to fill it before its first frame
+        (filled once shown, it came in two)."""
         super().__init__()
         self.now = now
+        self._shown = shown
+
+    def on_mount(self) -> None:
+        if self._shown is not None:
+            self._shown(self.detail)
 
     def compose(self) -> ComposeResult:
         with Vertical():

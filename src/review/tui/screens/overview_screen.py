@@ -505,23 +505,24 @@ class OverviewScreen(FirstFrameOnly[None]):
         self.set_class(compact, "-compact")
         self.query_one(ReviewFooter).compact = OVERVIEW_KEYS if compact else None
 
-    async def action_show_detail(self) -> None:
+    def action_show_detail(self) -> None:
         """The detail of the worktree under the cursor as a pop-up: on a small screen it has no
         room below the table."""
         from review.tui.dialogs.worktree_detail import WorktreeDetail
 
         if self.table.row is None:
             return
-        popup = WorktreeDetail(now=self.now)
+
+        def shown(detail: RadarDetail) -> None:
+            self._popup = detail
+            self._show_detail()
 
         def closed(review: bool | None) -> None:
             self._popup = None
             if review:
                 self.action_open_review()
 
-        await self.app.push_screen(popup, closed)
-        self._popup = popup.detail
-        self._show_detail()
+        self.app.push_screen(WorktreeDetail(now=self.now, shown=shown), closed)
 
     def action_open_review(self) -> None:
         row = self.table.row

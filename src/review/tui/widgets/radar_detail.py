@@ -119,11 +119,13 @@ class RadarDetail(VerticalScroll, NoSecondLayout):
         self._text = text
         detail = self.query_one("#detail", _Said)
         detail.update(text)
+        # the scrollbar decided with the text, which the layout would otherwise do a frame later
+        container = self.container_size or size_to_come(self)
         if detail.styles.text_wrap == "nowrap":
-            # decided with the text, which the layout would otherwise do a frame later (a line a
-            # line here)
-            container = self.container_size or size_to_come(self)
-            show_scrollbars(self, container, Size(0, len(text.plain.split("\n"))))
+            lines = len(text.plain.split("\n"))
+        else:  # (in the pop-up: wrapped, measured at the whole width; a scrollbar only adds rows)
+            lines = detail.get_content_height(container, container, container.width)
+        show_scrollbars(self, container, Size(0, lines))
         if previous != self._shown:
             self.scroll_home(animate=False, immediate=True)
 
