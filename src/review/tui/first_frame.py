@@ -9,7 +9,10 @@ them. Working out its size beforehand, as the compositor will, lets its first fr
 After its first frame, Textual draws a screen again several times in the next 100 ms, though
 nothing changed: for the repaint it asks for after the first layout, for each time the terminal
 tells its size, for the layouts and repaints the widgets asked for as they were made, and for the
-scrollbars of every scrolling widget at each layout (`FirstFrameOnly`, `LaidOnce`). (This reaches
+scrollbars of every scrolling widget at each layout (`FirstFrameOnly`, `LaidOnce`). Later, as
+the screen changes, it drew twice what one frame shows: a widget asked to be drawn just before
+the whole screen was, the scrollbars a layout sized, and what a layout moved when another layout
+was already asked for (a scrollbar shown or hidden as a widget learns its size). (This reaches
 into Textual's private parts: textual is pinned.)
 """
 
