@@ -231,6 +231,7 @@ class OverviewScreen(FirstFrameOnly[None]):
         self.table.tick()
         for pane in self._details():
             pane.tick()
+        self._show_detail()
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -18,14 +18,13 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.geometry import Size
 from textual.widgets import Static
 
 from review.overview.rows import Overlap, Row
 from review.overview.status import age
 from review.repo.merge import ConflictHunk
 from review.repo.text import visible
-from review.tui.first_frame import NoSecondLayout, show_scrollbars, size_to_come
+from review.tui.first_frame import NoSecondLayout, show_text_scrollbars
 from review.tui.widgets.review_header import shortened
 
 Conflicts = Mapping[Path | None, Sequence[tuple[str, Sequence[ConflictHunk]]]]
@@ -83,11 +82,9 @@ class RadarDetail(VerticalScroll, NoSecondLayout):
         self.now = now
         self._text = Text()
         self._shown: Path | None = None
-        self._aged_at: float | None = None
+        self._aged_at = now()
         """The time the ages are told against: kept until `tick`, as the table's are, so that
         rows read again a moment later do not draw the detail again for an age alone."""
-        self._last: tuple[Row | None, Mapping[Path, Row], str | None, Conflicts | None] | None = None
-        """What was shown last, told again by `tick`."""
 
     def compose(self) -> ComposeResult:
         yield _Said(Text(), id="detail")
@@ -107,9 +104,6 @@ class RadarDetail(VerticalScroll, NoSecondLayout):
     ) -> None:
         """Show `row` and its overlaps with `others` (every row, by path); `conflicts` is None
         while the conflicting hunks are being read."""
-        self._last = (row, others, default_branch, conflicts)
-        if self._aged_at is None:
-            self._aged_at = self.now()
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         if row is not None:
             self._describe(text, row, others, default_branch, conflicts)
@@ -119,22 +113,14 @@ class RadarDetail(VerticalScroll, NoSecondLayout):
         self._text = text
         detail = self.query_one("#detail", _Said)
         detail.update(text)
-        # the scrollbar decided with the text, which the layout would otherwise do a frame later
-        container = self.container_size or size_to_come(self)
-        if detail.styles.text_wrap == "nowrap":
-            lines = len(text.plain.split("\n"))
-        else:  # (in the pop-up: wrapped, measured at the whole width; a scrollbar only adds rows)
-            lines = detail.get_content_height(container, container, container.width)
-        show_scrollbars(self, container, Size(0, lines))
+        show_text_scrollbars(self, detail)
         if previous != self._shown:
             self.scroll_home(animate=False, immediate=True)
 
     def tick(self) -> None:
-        """Tell the ages against the time now: drawn again only if one reads otherwise."""
+        """Tell the ages against the time now, from the next `show` on (which draws the detail
+        again only if one reads otherwise)."""
         self._aged_at = self.now()
-        if self._last is not None:
-            row, others, default_branch, conflicts = self._last
-            self.show(row, others, default_branch=default_branch, conflicts=conflicts)
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"radar-detail--{name}", partial=True)
