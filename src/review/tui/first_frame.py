@@ -73,6 +73,14 @@ def show_scrollbars(widget: Widget, container: Size, virtual: Size | None = None
         widget.horizontal_scrollbar.display = True
 
 
+def show_text_scrollbars(scroller: Widget, text: Widget) -> None:
+    """Show the scrollbars `scroller` needs for `text`, its one child, with its text (the layout
+    would add them a frame later): measured at the scroller's whole width, as a scrollbar only
+    adds rows to a wrapped text."""
+    room = scroller.container_size or size_to_come(scroller)
+    show_scrollbars(scroller, room, Size(0, text.get_content_height(room, room, room.width)))
+
+
 class NoSecondLayout(Widget):
     """A widget laid out once for each change of its size. Textual lays a widget whose virtual
     size changed out a second time, a frame later, drawing it again the same. Its scrollbars are

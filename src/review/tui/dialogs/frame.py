@@ -38,10 +38,11 @@ class Dialog(FirstFrameOnly[Result], ModalScreen[Result]):
     def on_mount(self) -> None:
         # The breakpoints' class before the first frame: Textual sets it once the terminal tells
         # the dialog its size, after that frame, which drew it again whole (the worktree's detail
-        # in the overview, `i`). (Each class's `on_mount` runs, a subclass's too.)
-        compact = self.app.size.width < WIDTH
-        self.set_class(compact, CLASS)
-        self.set_class(not compact, "-wide")
+        # in the overview, `i`). Textual's rule: the widest breakpoint the width reaches. (Each
+        # class's `on_mount` runs, a subclass's too.)
+        width = self.app.size.width
+        _, reached = max(breakpoint for breakpoint in self.HORIZONTAL_BREAKPOINTS if width >= breakpoint[0])
+        self.update_classes({name: name == reached for _, name in self.HORIZONTAL_BREAKPOINTS})
 
 
 class Picker(Dialog[Result]):

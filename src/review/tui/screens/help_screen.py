@@ -9,13 +9,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from review.config import config_path
 from review.repo.text import visible
-from review.tui.first_frame import FirstFrameOnly, show_scrollbars, size_to_come
+from review.tui.first_frame import FirstFrameOnly, show_text_scrollbars
 
 
 class HelpScreen(FirstFrameOnly[None], ModalScreen[None]):
@@ -60,11 +59,7 @@ class HelpScreen(FirstFrameOnly[None], ModalScreen[None]):
             self.watch(self.app, "compact", self._compact)
 
     def first_shown(self) -> None:
-        # its scrollbar decided with its text, which the layout would otherwise add a frame later
-        scroller = self._scroller
-        room = size_to_come(scroller)
-        height = self.query_one(Static).get_content_height(room, room, room.width)
-        show_scrollbars(scroller, room, Size(0, height))
+        show_text_scrollbars(self._scroller, self.query_one(Static))
 
     def _compact(self, compact: bool) -> None:
         # a small screen has no room for the ids, which matter for remapping, at a desk
