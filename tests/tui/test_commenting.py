@@ -11,7 +11,8 @@ from textual.pilot import Pilot
 from conftest import Repo, settle, until_seen
 from drawn import Drawn
 from review.repo import git
-from review.state import comments
+from review.repo.lines import FileReader
+from review.state import comments, rounds
 from review.state.comments import Where
 from review.state.store import Store
 from review.tui.app import make_app
@@ -270,6 +271,25 @@ async def test_the_agents_answers_appear_while_the_review_is_open(agent_worktree
         assert comment is not None and [r.body for r in comment.thread] == ["Because the spec says so"]
 
 
+async def test_the_header_says_the_agent_answered_as_the_overview_does(agent_worktree: Repo) -> None:
+    store = draft(agent_worktree, (5, "Why double it?"), severity="must")
+    worktree = git.find_worktree(agent_worktree.root)
+    rounds.send(store, worktree, "request_changes", "", FileReader(worktree, None))
+    async with app_for(agent_worktree, watch=True).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        header = lambda: Drawn.of(pilot.app.export_screenshot()).rows[0]  # noqa: E731
+        assert "1 open" in header() and "review: sent" in header()
+
+        def answer() -> None:
+            if not Store(agent_worktree.root).read().comment("c1").thread:
+                comments.reply(store, "c1", "agent", "The spec says so")
+            else:  # for a watcher that was late
+                os.utime(agent_worktree.root / ".review" / "review.json")
+
+        await until_seen(pilot, answer, lambda: "review: answered" in header())
+        assert "1 answered" in header() and "open" not in header()
+
+
 async def test_p_lists_the_comments_and_jumps_to_one(agent_worktree: Repo) -> None:
     draft(agent_worktree, *((line, f"on {line}") for line in (5, 55)))
     async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
@@ -331,7 +351,8 @@ async def test_u_shows_only_what_changed_since_the_last_review(agent_worktree: R
 WRITER = """
 import sys
 from pathlib import Path
-from review.state import comments
+from review.repo.lines import FileReader
+from review.state import comments, rounds
 from review.state.store import Store
 store = Store(Path(sys.argv[1]))
 for n in range(50):

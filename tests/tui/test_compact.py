@@ -236,7 +236,7 @@ async def test_no_word_or_number_is_cut_in_the_review_header_or_footer(made: Dem
         header, footer = drawn[0], drawn[-2:]
         for line in [header, *footer]:
             assert not CUT_WORD.search(line), line
-        assert "+29 −13" in header and "review: draft" in header
+        assert "+29 −13" in header and "review: drafts" in header
         assert "? more" in "\n".join(footer)
 
 

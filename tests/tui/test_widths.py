@@ -44,7 +44,7 @@ async def test_at_every_width_the_header_keeps_the_review_state_and_the_totals(a
             await pilot.resize_terminal(width, 24)
             await pilot.pause()
             header = drawn(pilot).rows[0]
-            assert "review: draft" in header, f"at {width} columns: {header!r}"
+            assert "review: drafts" in header, f"at {width} columns: {header!r}"
             assert totals in header, f"at {width} columns: {header!r}"
             assert "agent" in header  # the worktree's name, whole or shortened
 

@@ -26,11 +26,11 @@ from typing import Any, get_args
 
 from review import __version__
 from review.errors import ReviewError
-from review.overview.rows import AGENT_STATES, REVIEW_STATES, WAITS_ON, Overlap, Row
+from review.overview.rows import AGENT_STATES, WAITS_ON, Overlap, Row
 from review.overview.status import SCHEMA, row_json
 from review.repo.text import visible
 from review.state import news
-from review.state.model import seconds, stamp
+from review.state.model import REVIEW_STATES, seconds, stamp
 
 CONNECT_TIMEOUT = 5
 """Seconds ssh waits for a host to answer before it counts as unreachable."""

@@ -18,16 +18,14 @@ from review.errors import NotARepository, ReviewError
 from review.repo import git, merge
 from review.repo.git import Worktree, WorktreeEntry
 from review.state import news, notes
-from review.state.model import Review, seconds
+from review.state.model import Review, ReviewState, seconds
 from review.state.store import Store
 
 AgentState = Literal["working", "idle", "waiting", "active", "unknown"]
 """From the hooks: working, idle, waiting (for the user: a permission). Without hooks: active
 while files changed in the last minute, else unknown."""
-ReviewState = Literal["none", "drafts", "requested", "sent", "answered", "addressed", "approved"]
 WaitsOn = Literal["agent", "reviewer", "nothing"]
 AGENT_STATES: tuple[AgentState, ...] = get_args(AgentState)
-REVIEW_STATES: tuple[ReviewState, ...] = get_args(ReviewState)
 WAITS_ON: tuple[WaitsOn, ...] = get_args(WaitsOn)
 
 ACTIVE_SECONDS = 60
@@ -242,7 +240,7 @@ def finish(readings: Sequence[Reading], repo: Repository, scratch: merge.Scratch
         row.snapshot = commit
         changed, row.added, row.removed, row.files = _count(numstat)
         row.changed = frozenset(changed)
-        edited = _last_edit(reading.worktree, changed) if reading.worktree else None
+        edited = git.last_edit(reading.worktree, changed) if reading.worktree else None
         row.last_change = max(filter(None, (edited, reading.committed)), default=None)
     for reading in readings:
         said = _read_agent(reading.row) if reading.worktree is not None else None
@@ -355,18 +353,6 @@ def _count(numstat: bytes) -> tuple[set[str], int, int, int]:
     return paths, added, removed, files
 
 
-def _last_edit(worktree: Worktree, changed: set[str]) -> float | None:
-    """When a changed file still in the worktree was last written."""
-    newest: float | None = None
-    for path in changed:
-        try:
-            stamp = (worktree.root / path).stat().st_mtime
-        except OSError:
-            continue
-        newest = stamp if newest is None else max(newest, stamp)
-    return newest
-
-
 def _read_agent(row: Row) -> activity.AgentState | None:
     """The agent's state from its hooks (what they said, returned), else from file activity."""
     said = activity.read(row.path)
@@ -390,41 +376,16 @@ def _changed_since_approval(reading: Reading, repo: Repository) -> bool:
 
 
 def _read_review(row: Row, review: Review) -> None:
-    # An open comment is answered when the agent spoke last, after it was last reopened.
-    answered = [
-        c
-        for c in review.open_comments()
-        if c.thread and c.thread[-1].author == "agent" and c.thread[-1].at >= c.updated_at
-    ]
-    row.answered_comments = len(answered)
-    row.open_comments = len(review.open_comments()) - len(answered)
+    open = review.open_comments()
+    row.answered_comments = sum(c.answered_by_agent() for c in open)
+    row.open_comments = len(open) - row.answered_comments
     row.addressed_comments = sum(c.status == "addressed" for c in review.comments)
     row.notes = len(notes.standing(review))
     row.delivery = news.delivery(review)
-    latest = review.latest_round()
-    if any(c.status == "draft" for c in review.comments):
-        row.review_state = "drafts"
-    elif latest is None:
-        row.review_state = "none"
-    elif latest.verdict == "approve" and not row.open_comments and not row.answered_comments:
-        row.review_state = "approved"
-    elif row.open_comments or (not latest.comment_ids and not _worked_since(row, latest.sent_at)):
-        # A round of a summary alone is the agent's to act on until its work changes.
-        row.review_state = "sent"
-    elif row.answered_comments:
-        row.review_state = "answered"
-    else:
-        row.review_state = "addressed"
+    row.review_state = review.state(lambda: row.last_change)
     if review.request is not None:
         row.request = review.request.message
         row.requested_at = seconds(review.request.at)
-        if row.review_state != "drafts":  # the reviewer's own unsent comments say more
-            row.review_state = "requested"
-
-
-def _worked_since(row: Row, stamp: str) -> bool:
-    sent = seconds(stamp)
-    return row.last_change is not None and sent is not None and row.last_change > sent
 
 
 def _decide_wait(

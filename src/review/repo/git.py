@@ -8,7 +8,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from functools import cache
 from pathlib import Path
@@ -345,6 +345,18 @@ def find_worktree(path: Path | str = ".") -> Worktree:
     head_out = run_git(root, "rev-parse", "--quiet", "--verify", "HEAD^{commit}", ok=(0, 1))
     head = head_out.decode().strip() or None
     return Worktree(root=root, git_dir=git_dir, common_dir=common, branch=branch, head=head)
+
+
+def last_edit(worktree: Worktree, paths: Iterable[str]) -> float | None:
+    """When one of these files, if still in the worktree, was last written."""
+    newest: float | None = None
+    for path in paths:
+        try:
+            stamp = (worktree.root / path).stat().st_mtime
+        except OSError:
+            continue
+        newest = stamp if newest is None else max(newest, stamp)
+    return newest
 
 
 def _read_head_branch(git_dir: Path) -> str | None:

@@ -7,6 +7,7 @@ drift apart.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, get_args
@@ -22,6 +23,7 @@ Severity = Literal["must", "should", "question", "nit"]
 CommentStatus = Literal["draft", "open", "addressed", "resolved", "wontfix", "note", "dismissed"]
 AnchorState = Literal["exact", "moved", "changed", "lost"]
 Verdict = Literal["request_changes", "comment", "approve"]
+ReviewState = Literal["none", "drafts", "requested", "sent", "answered", "addressed", "approved"]
 
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)
 """The one order of the severities, everywhere they are listed: instructions, the comment editor's
@@ -32,6 +34,8 @@ An agent's note (`review.state.notes`) is a `note` while it stands, `dismissed` 
 set it aside; it is never sent."""
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 """What a round says of the work as a whole."""
+REVIEW_STATES: tuple[ReviewState, ...] = get_args(ReviewState)
+"""The review's one word (`Review.state`), as the overview, its JSON and the review's header say it."""
 
 Harness = Literal["claude", "codex", "pi"]
 HARNESSES: tuple[Harness, ...] = get_args(Harness)
@@ -53,6 +57,11 @@ def now() -> str:
 def stamp(when: float | None) -> str | None:
     """Seconds since the epoch written as the review file writes times; None for None."""
     return None if when is None else datetime.fromtimestamp(when, UTC).strftime(_TIME)
+
+
+def _changed_since(change: float | None, written: str) -> bool:
+    sent = seconds(written)
+    return change is not None and sent is not None and change > sent
 
 
 def seconds(written: str) -> float | None:
@@ -144,6 +153,11 @@ class Comment:
         """Whether the agent wrote it: a note for the reviewer, which is never sent."""
         return self.author == "agent"
 
+    def answered_by_agent(self) -> bool:
+        """Whether the agent answered the comment: it spoke last, after the comment was last
+        reopened. The comment stays open until the reviewer resolves or reopens it."""
+        return bool(self.thread) and self.thread[-1].author == "agent" and self.thread[-1].at >= self.updated_at
+
     def answered_by_reviewer(self) -> bool:
         """Whether the reviewer has the last word in the thread: something the agent has yet to
         answer (the replies are `review.state.news.unanswered`)."""
@@ -227,17 +241,28 @@ class Review:
                 return comment
         raise UnknownComment(f"no comment '{id}' in this worktree's review")
 
-    def state(self) -> str:
-        """The overview's word for the review: none, draft, sent, addressed or approved."""
+    def state(self, last_change: Callable[[], float | None]) -> ReviewState:
+        """The review's one word: whose turn it is and what the reviewer's last round came to.
+
+        Args:
+            last_change: When the worktree last changed (seconds since the epoch), asked only for
+                a round that sent no comment: its summary is the agent's to act on until its work
+                changes.
+        """
         latest = self.latest_round()
-        drafts = any(c.status == "draft" for c in self.comments)
-        if latest is not None and latest.verdict == "approve" and not drafts:
-            return "approved"
-        if drafts:
-            return "draft"
+        open = self.open_comments()
+        unanswered = [c for c in open if not c.answered_by_agent()]
+        if any(c.status == "draft" for c in self.comments):
+            return "drafts"  # the reviewer's own unsent comments say more than a request
+        if self.request is not None:
+            return "requested"
         if latest is None:
             return "none"
-        return "sent" if self.open_comments() else "addressed"
+        if latest.verdict == "approve" and not open:
+            return "approved"
+        if unanswered or (not latest.comment_ids and not _changed_since(last_change(), latest.sent_at)):
+            return "sent"
+        return "answered" if open else "addressed"
 
     def latest_round(self) -> Round | None:
         """The round sent last; None before the first is sent."""

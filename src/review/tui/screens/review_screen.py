@@ -20,7 +20,7 @@ from textual.css.query import NoMatches
 from textual.timer import Timer
 
 from review.errors import ReviewError
-from review.repo import scope
+from review.repo import git, scope
 from review.repo.diff import Diff, FileDiff
 from review.repo.git import Worktree
 from review.repo.lines import FileReader
@@ -219,6 +219,8 @@ class ReviewScreen(FirstFrameOnly[None]):
         self._saving_for: Timer | None = None
         """Running while changes wait to be saved (see `SAVING_SAID_AFTER`)."""
         self._saving_said = False
+        self._edited: tuple[Diff | None, float | None] | None = None
+        """The diff and when one of its files was last written (`_last_edit`)."""
         self._split = split
         self._syntax_theme = syntax_theme
         self._note_here = ""
@@ -522,20 +524,32 @@ class ReviewScreen(FirstFrameOnly[None]):
             removed=diff.removed if diff is not None else 0,
             viewed=len(self.view.viewed),
             comments=self._counts(),
-            state=self.review.state(),
+            state=self.review.state(self._last_edit),
             match=self.view.match_position(),
             saving=waiting if self._saving_said and not self.saving.stuck else 0,
             unsaved=waiting if self.saving.stuck else 0,
         )
+
+    def _last_edit(self) -> float | None:
+        """When a file of the diff was last written: the header's word after a round of a summary
+        alone waits on this, as the overview's does. Read once for each diff."""
+        diff = self.diff
+        if self._edited is None or self._edited[0] is not diff:
+            self._edited = (diff, git.last_edit(self.worktree, (f.path for f in diff.files) if diff else ()))
+        return self._edited[1]
 
     def _say_saving(self) -> None:
         self._saving_said = True
         self._show_header()
 
     def _counts(self) -> Counter[str]:
-        """The comments by status, and as "note" the agent's notes that wait on the reviewer (as
-        the overview counts them)."""
-        counts: Counter[str] = Counter(c.status for c in self.review.comments if not c.is_note)
+        """The comments by status, the open ones the agent answered as "answered", and as "note"
+        the agent's notes that wait on the reviewer (as the overview counts them)."""
+        counts: Counter[str] = Counter(
+            "answered" if c.status == "open" and c.answered_by_agent() else c.status
+            for c in self.review.comments
+            if not c.is_note
+        )
         counts["note"] = len(notes.standing(self.review))
         return counts
 

@@ -32,7 +32,7 @@ _BRANCH, _VIEWED, _SCOPE, _FILES, _COMMENTS, _SHORTER_NAME = range(1, 7)
 _SHORT_NAME = 12
 
 # Comment counts shown, in this order; the agent's standing notes last.
-_COUNTED = ("draft", "open", "addressed", "note")
+_COUNTED = ("draft", "open", "answered", "addressed", "note")
 
 
 class _Facts(NamedTuple):
@@ -191,7 +191,7 @@ class ReviewHeader(Widget):
             parts.append(_Part(Text(f"{facts.viewed}/{facts.files} viewed"), _VIEWED))
         for status in _COUNTED:
             if count := facts.comments.get(status, 0):
-                emphasis = style("addressed") if status == "addressed" else Style()
+                emphasis = style("addressed") if status in ("answered", "addressed") else Style()
                 said = f"{count} note{'s' * (count != 1)}" if status == "note" else f"{count} {status}"
                 parts.append(_Part(Text(said, emphasis), _COMMENTS))
         parts.append(_Part(Text(f"review: {facts.state}")))
