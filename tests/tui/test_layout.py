@@ -14,7 +14,7 @@ from review.repo.diff import Diff
 from review.repo.scope import Scope
 from review.state.model import Comment
 from review.tui import layout as layout_module
-from review.tui.layout import Layout, Place, RowKind
+from review.tui.layout import FoldedMatch, Layout, Place, RowKind
 from synthetic import generate
 
 
@@ -135,6 +135,21 @@ def test_search_finds_text_in_either_direction_and_wraps(changed: Repo) -> None:
     assert layout.search(find("line 14"), layout.total - 1) == first  # wraps around
     assert layout.search(find("line 14"), first, forward=False) == second  # backwards, wrapping
     assert layout.search(find("nowhere to be found"), 0) is None
+
+
+def test_a_search_leads_into_a_folded_file_and_counts_its_lines(changed: Repo) -> None:
+    diff = load(changed)
+    app = next(i for i, f in enumerate(diff.files) if f.path == "src/app.py")
+    folded = Layout(diff, folded=frozenset({"src/app.py"}))
+    assert folded.search(find("line 14"), 0) == FoldedMatch(app)
+    # its lines are counted where they will be once it is unfolded
+    assert folded.matches(find("line 14")) == Layout(diff).matches(find("line 14"))
+    assert len(folded.matches(find("line 14"))) == 2
+    header = folded.file_start(app)
+    # going back from its header, its lines are all behind: the search wraps around to them last
+    assert folded.search(find("line 14"), header, forward=False) == FoldedMatch(app)
+    assert folded.search(find("helper"), header, forward=False) not in (None, FoldedMatch(app))
+    assert folded.search(find("nowhere to be found"), 0) is None
 
 
 def test_search_ignores_case_beyond_ascii(project: Repo) -> None:

@@ -256,6 +256,29 @@ async def test_search_is_smart_case_and_the_header_says_which_match_of_how_many(
         assert view.diff_layout is not None and view.diff_layout.place(view.cursor).new == 3
 
 
+async def test_a_search_goes_into_a_file_folded_as_viewed_and_unfolds_it(agent_worktree: Repo) -> None:
+    async with app_for(agent_worktree).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = view_of(pilot)
+        assert view.diff_layout is not None
+        view.go_to_file(next(i for i, f in enumerate(view.diff_layout.diff.files) if f.path == "src/app.py"))
+        await pilot.press("x")  # viewed: folded to its header
+        await pilot.press("g")
+        await pilot.pause()
+        assert "doubled" not in "\n".join(Drawn.of(pilot.app.export_screenshot()).rows)
+        await pilot.press("slash", *"doubled", "enter")
+        await pilot.pause()
+        assert "match 1/3" in header_of(pilot)
+        place = view.diff_layout.place(view.cursor)
+        assert (place.path, place.new) == ("src/app.py", 5)
+        assert view.viewed == {"src/app.py"}  # unfolded, still viewed
+        rows = Drawn.of(pilot.app.export_screenshot()).rows
+        assert any("value_5 = 5 * 2  # doubled" in row for row in rows)
+        await pilot.press("n")
+        assert "match 2/3" in header_of(pilot)
+        assert view.diff_layout.place(view.cursor).new == 30
+
+
 async def test_a_search_that_finds_nothing_says_so(agent_worktree: Repo) -> None:
     async with app_for(agent_worktree).run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)

@@ -121,6 +121,13 @@ def split_gutter(digits: int) -> int:
     return digits + 3
 
 
+class FoldedMatch(NamedTuple):
+    """Where a search leads when that is into a folded file: the file, to be unfolded first (as
+    vim opens a fold a search goes into)."""
+
+    file: int
+
+
 class Layout:
     """Rows of a diff for one way of viewing it."""
 
@@ -179,10 +186,11 @@ class Layout:
         """The index of the file that row `row` belongs to."""
         return min(bisect_right(self._starts, row) - 1, len(self._counts) - 1)
 
-    def shows_body(self, index: int) -> bool:
-        """Whether the file's hunks are shown rather than a header or a one-line note."""
+    def shows_body(self, index: int, *, unfolded: bool = False) -> bool:
+        """Whether the file's hunks are shown rather than a header or a one-line note (or would
+        be, `unfolded`)."""
         file = self.diff.files[index]
-        if file.path in self.folded or index in self.errors:
+        if (file.path in self.folded and not unfolded) or index in self.errors:
             return False
         if file.path in self.expanded:
             return file.has_hunks and not file.binary
@@ -262,14 +270,14 @@ class Layout:
         """The notes on the whole change, drawn above file `index` when it is the first."""
         return self.comments.get(WHOLE_CHANGE, ()) if index == 0 else ()
 
-    def _build(self, index: int) -> list[Row]:
+    def _build(self, index: int, *, unfolded: bool = False) -> list[Row]:
         file = self.diff.files[index]
         rows = [row for comment in self._on_change(index) for row in self._box(index, comment)]
         rows.append(Row(RowKind.FILE, index))
-        if file.path in self.folded:
+        if file.path in self.folded and not unfolded:
             return [*rows, Row(RowKind.GAP, index)]
         hunks: list[Hunk] = []
-        if self.shows_body(index):
+        if self.shows_body(index, unfolded=unfolded):
             try:
                 hunks = file.hunks
             except BrokenDiff as error:
@@ -519,53 +527,54 @@ class Layout:
             return self._starts[file]
         return self._starts[file - 1] if file > 0 else None
 
-    def search(self, pattern: re.Pattern[str], index: int, forward: bool = True) -> int | None:
+    def search(self, pattern: re.Pattern[str], index: int, forward: bool = True) -> int | FoldedMatch | None:
         """The next row after `index` (or before it, going back) with a line `pattern` matches,
-        wrapping around. Files whose patch bytes cannot match are not parsed."""
+        wrapping around; or the folded file such a line is in, when that comes first. Files whose
+        patch bytes cannot match are not parsed."""
         if not self.diff.files:
             return None
         prefilter = _bytes_pattern(pattern)
-
-        def matches(row: Row) -> bool:
-            return self._matches(row, pattern)
-
         count = len(self._counts)
         here = self.file_of(index)
         step = 1 if forward else -1
         # the current file is visited last again, for the matches before `index` in it
         for n in range(count + 1):
             file = (here + step * n) % count
-            if not self.shows_body(file):
+            if self.diff.files[file].path in self.folded:
+                # (a folded file's lines all come after its header, where the cursor may be)
+                if (forward or n) and self._matching(file, pattern, prefilter, unfolded=True):
+                    return FoldedMatch(file)
                 continue
-            if prefilter is not None and not prefilter.search(self.diff.files[file].patch):
-                continue
-            rows = self.rows_of(file)
             start = self._starts[file]
-            for offset in range(len(rows)) if forward else range(len(rows) - 1, -1, -1):
+            for offset in self._matching(file, pattern, prefilter)[:: 1 if forward else -1]:
                 at = start + offset
                 if n == 0 and (at <= index if forward else at >= index):
                     continue
-                if matches(rows[offset]):
-                    return at
+                return at
         return None
 
-    def matches(self, pattern: re.Pattern[str]) -> list[int]:
-        """Every row `search` can stop on, in order. The files that may match are built first, so
-        that the row numbers are final."""
+    def matches(self, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+        """Every line `search` can stop on, in order, as its file and its row in the file's rows:
+        those of a folded file as it would be unfolded (a search unfolds it)."""
         prefilter = _bytes_pattern(pattern)
-        files = [
-            file
-            for file in range(len(self._counts))
-            if self.shows_body(file) and (prefilter is None or prefilter.search(self.diff.files[file].patch))
-        ]
-        # a file at a time, while its hunks are kept parsed; the row numbers once all are built
-        found = [
+        return [
             (file, offset)
-            for file in files
-            for offset, row in enumerate(self.rows_of(file))
-            if self._matches(row, pattern)
+            for file in range(len(self._counts))
+            for offset in self._matching(file, pattern, prefilter, unfolded=True)
         ]
-        return [self._starts[file] + offset for file, offset in found]
+
+    def _matching(
+        self, file: int, pattern: re.Pattern[str], prefilter: re.Pattern[bytes] | None, *, unfolded: bool = False
+    ) -> list[int]:
+        """The rows of file `file` that `pattern` matches, by their place among the file's rows
+        (as they would be `unfolded`, for a folded file)."""
+        if not self.shows_body(file, unfolded=unfolded):
+            return []
+        if prefilter is not None and not prefilter.search(self.diff.files[file].patch):
+            return []
+        folded = self.diff.files[file].path in self.folded
+        rows = self._build(file, unfolded=True) if folded else self.rows_of(file)
+        return [offset for offset, row in enumerate(rows) if self._matches(row, pattern)]
 
     def _matches(self, row: Row, pattern: re.Pattern[str]) -> bool:
         # a wrapped line matches once, on its first row

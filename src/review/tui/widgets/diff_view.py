@@ -36,7 +36,7 @@ from review.tui.comment_box import CONSOLE, INDENT, BoxStyles, box_lines
 from review.tui.compact import WIDTH as COMPACT_BELOW
 from review.tui.diff_rows import HunkColours, Palette, RowContext, render_row
 from review.tui.first_frame import LaidOnce, show_scrollbars, size_to_come
-from review.tui.layout import Layout, Place, Row, RowKind, Selection, search_pattern
+from review.tui.layout import FoldedMatch, Layout, Place, Row, RowKind, Selection, search_pattern
 from review.tui.scroll_bar import ScrollViewWithItsBar
 from review.tui.syntax_styles import SyntaxStyles
 
@@ -198,7 +198,7 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
         """The first rows of the screens to draw ahead (see `_prefetch`)."""
         self._laid_out = LaidOnce()
         self._palette: Palette | None = None
-        self._matches: tuple[Layout, re.Pattern[str], list[int]] | None = None
+        self._matches: tuple[Layout, re.Pattern[str], list[tuple[int, int]]] | None = None
         """The rows the search matches, for the layout and search they were found in."""
 
     # -- content -------------------------------------------------------------------------------
@@ -448,9 +448,7 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
         self.pattern = search_pattern(needle) if needle else None
         self._strips.clear()
         self.refresh()
-        if self.diff_layout is None or self.pattern is None:
-            return False
-        found = self.diff_layout.search(self.pattern, self.cursor, forward)
+        found = self._search(forward)
         if found is None:
             return False
         self.go_to(found)
@@ -460,9 +458,18 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
     def next_match(self, forward: bool = True) -> bool:
         """Move to the next line the search matches (the previous one if not `forward`); False
         when no search is on or no line matches."""
+        return self._move_to(self._search(forward))
+
+    def _search(self, forward: bool) -> int | None:
+        """The row of the next line the search matches, its file unfolded if it was folded (a
+        file marked viewed is searched too)."""
         if self.diff_layout is None or self.pattern is None:
-            return False
-        return self._move_to(self.diff_layout.search(self.pattern, self.cursor, forward))
+            return None
+        found = self.diff_layout.search(self.pattern, self.cursor, forward)
+        if isinstance(found, FoldedMatch):
+            self.unfold(self.diff_layout.diff.files[found.file].path)
+            found = self.diff_layout.search(self.pattern, self.cursor, forward)
+        return found if isinstance(found, int) else None
 
     def next_comment(self, forward: bool = True) -> bool:
         """Move to the next comment (the previous one if not `forward`); False when there is none."""
@@ -510,13 +517,19 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
         None when no search is on or nothing matches."""
         if self.pattern is None or self.diff_layout is None:
             return None
+        layout = self.diff_layout
         cached = self._matches
-        if cached is None or cached[0] is not self.diff_layout or cached[1] != self.pattern:
-            cached = (self.diff_layout, self.pattern, self.diff_layout.matches(self.pattern))
+        if cached is None or cached[0] is not layout or cached[1] != self.pattern:
+            cached = (layout, self.pattern, layout.matches(self.pattern))
             self._matches = cached
             self._sync_size()  # the files with matches are built now: rows may have been added
-        rows = cached[2]
-        return (bisect_right(rows, self.cursor), len(rows)) if rows else None
+        found = cached[2]
+        if not found:
+            return None
+        file = layout.file_of(self.cursor)
+        # (the lines of a folded file all come after the cursor on it)
+        offset = -1 if layout.diff.files[file].path in layout.folded else self.cursor - layout.file_start(file)
+        return bisect_right(found, (file, offset)), len(found)
 
     def _center_cursor(self) -> None:
         height = self.scrollable_content_region.height
