@@ -13,25 +13,67 @@ from review.repo import git
 from review.tui import collecting
 from review.tui.app import make_app
 from review.tui.screens.review_screen import ReviewScreen
+from review.tui.widgets import diff_view
 from review.tui.widgets.diff_view import DiffView
 
 
-async def test_all_objects_are_collected_while_the_reviewer_reads_not_while_a_key_is_answered(
-    agent_worktree: Repo,
+def due_for_a_collection_of_all() -> None:
+    for _ in range(collecting.EVERY):
+        gc.collect(1)  # as many collections of the younger objects as make one due
+    assert gc.get_count()[2] >= collecting.EVERY
+
+
+async def test_all_objects_are_collected_once_the_reviewer_pauses_not_while_a_key_is_answered(
+    agent_worktree: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(diff_view, "COLLECT_AFTER", 0.3)
     async with make_app(git.find_worktree(agent_worktree.root), watch=False).run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         # Python itself collects all objects only much later than it would
         assert gc.get_threshold()[2] == collecting.EVERY * collecting.HELD_BACK
-        for _ in range(collecting.EVERY):
-            gc.collect(1)  # as many collections of the younger objects as make one due
-        assert gc.get_count()[2] >= collecting.EVERY
+        due_for_a_collection_of_all()
         view = pilot.app.screen.query_one(DiffView)
         for _ in range(3):
             view.action_page_down()
         assert gc.get_count()[2] >= collecting.EVERY  # not while keys are answered
-        await pilot.pause(0.5)  # the reviewer reads: what the next keys need is made, then
+        deadline = time.monotonic() + 10
+        while gc.get_count()[2] >= collecting.EVERY and time.monotonic() < deadline:
+            await pilot.pause(0.05)  # the reviewer reads: what the next keys need is made, then
         assert gc.get_count()[2] < collecting.EVERY
+
+
+async def test_the_collection_of_all_waits_for_a_pause_that_lasts_unless_long_overdue(
+    agent_worktree: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a reviewer going through the comments with `n` every half second: a collection made as
+    # soon as all was drawn ahead landed on the next key
+    monkeypatch.setattr(diff_view, "COLLECT_AFTER", 3600.0)
+    async with make_app(git.find_worktree(agent_worktree.root), watch=False).run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        view = pilot.app.screen.query_one(DiffView)
+        young: list[int] = []
+        gc.callbacks.append(lambda phase, info: young.append(info["generation"]) if phase == "start" else None)
+        try:
+            due_for_a_collection_of_all()
+            young.clear()
+            view.action_page_down()
+            deadline = time.monotonic() + 10
+            while 1 not in young and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+            assert 1 in young  # the younger objects, as the drawing ahead ends
+            await pilot.pause(0.2)
+            assert 2 not in young and gc.get_count()[2] >= collecting.EVERY
+            # unless long overdue: a reviewer who never pauses would pile up what only a
+            # collection of all objects frees
+            for _ in range(collecting.EVERY * collecting.OVERDUE):
+                gc.collect(1)
+            view.action_page_down()
+            deadline = time.monotonic() + 10
+            while 2 not in young and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+            assert 2 in young
+        finally:
+            gc.callbacks.pop()
 
 
 async def test_python_collects_as_it_does_by_itself_when_the_diff_is_not_shown(agent_worktree: Repo) -> None:

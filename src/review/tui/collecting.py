@@ -3,8 +3,9 @@
 The viewer keeps many objects (the rows, lines and colours it drew last); Python's collection of
 all of them took 40 to 70 ms on a huge diff, and landed on whatever key was being answered: one
 press in ten of `n` or `g` took 100 ms. The viewer holds those collections back and makes them
-when it has nothing else to do, as often as Python would; the younger objects are still collected
-as Python does. While the viewer starts, it makes no collections at all.
+once the reviewer has paused a while with everything drawn ahead (`diff_view.COLLECT_AFTER`),
+as often as Python would; the younger objects are collected as Python does, and once more as the
+drawing ahead ends. While the viewer starts, it makes no collections at all.
 """
 
 from __future__ import annotations
@@ -56,6 +57,26 @@ def release() -> None:
     """Let Python collect all objects as it does by itself again (the overview, say)."""
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, EVERY)
+
+
+def collect_young() -> None:
+    """Collect the younger objects now, while the viewer is idle: what it drew ahead (tens of
+    thousands of objects) would otherwise wait among them for the next key's allocations to
+    collect, 10-30 ms on a huge diff, in the middle of answering it."""
+    gc.collect(1)
+
+
+OVERDUE = 3
+"""Collect all objects as soon as all is drawn ahead, pause or no pause, once this many times
+`EVERY` is due: Textual's strips end in reference cycles (a strip keeps itself among its cached
+crops), which only a collection of all objects frees, and a reviewer who never pauses a second
+(paging through the whole diff) would pile them up."""
+
+
+def collect_if_overdue() -> None:
+    """Collect all objects if long overdue (`OVERDUE`)."""
+    if gc.get_count()[2] >= EVERY * OVERDUE:
+        gc.collect()
 
 
 def collect_if_due() -> None:

@@ -43,6 +43,12 @@ from review.tui.syntax_styles import SyntaxStyles
 # How long the view is still before it prepares the places the next keys lead to.
 PREFETCH_DELAY = 0.05
 
+COLLECT_AFTER = 1.0
+"""Seconds the view is still, all drawn ahead, before Python collects all its objects if due
+(`collecting`): that takes 100-200 ms on a huge diff, which a key pressed meanwhile would wait
+for. Right after the drawing ahead, it landed on one press in ten of a reviewer going through
+the comments with `n` every half second."""
+
 ColourKey = tuple[int, int, int, int]
 """Generation of the diff, file, hunk and chunk of a hunk's colours."""
 
@@ -194,6 +200,7 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
         self._queue_lock = threading.Lock()
         self._colouring = False
         self._prefetch_timer: Timer | None = None
+        self._collect_timer: Timer | None = None
         self._ahead: list[int] = []
         """The first rows of the screens to draw ahead (see `_prefetch`)."""
         self._laid_out = LaidOnce()
@@ -642,8 +649,9 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
     def look_ahead(self) -> None:
         """Prepare where the next keys lead, once the reviewer pauses (see `_prefetch`)."""
         self._ahead = []
-        if self._prefetch_timer is not None:
-            self._prefetch_timer.stop()
+        for timer in (self._prefetch_timer, self._collect_timer):
+            if timer is not None:
+                timer.stop()
         self._prefetch_timer = self.set_timer(PREFETCH_DELAY, self._prefetch)
 
     def _prefetch(self) -> None:
@@ -705,8 +713,10 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
         self.style_ahead(start, lines)
         if self._ahead:
             self.call_later(self._draw_ahead)
-        else:
-            collecting.collect_if_due()  # all is ready for the next keys: a pause to use
+        else:  # all is ready for the next keys: a pause to use
+            collecting.collect_young()
+            collecting.collect_if_overdue()
+            self._collect_timer = self.set_timer(COLLECT_AFTER, collecting.collect_if_due)
 
     # -- drawing -------------------------------------------------------------------------------
 
