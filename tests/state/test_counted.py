@@ -266,6 +266,7 @@ def test_a_patch_asked_for_before_the_screen_is_shown_has_git_read_at_once(
 ) -> None:
     assert opening(sixty).shown() is True
     monkeypatch.setattr(counted, "WAIT_FOR_SCREEN", 3600.0)  # a screen that never comes
+    monkeypatch.setattr(counted, "READ_ALONE_AT_MOST", 0)
 
     again = opening(sixty)
     file = again.diff.files[-1]
@@ -273,6 +274,41 @@ def test_a_patch_asked_for_before_the_screen_is_shown_has_git_read_at_once(
     asked = in_a_thread(lambda: file.hunks, "test-asking")
     assert asked.result(timeout=60)[0].lines[-1].text == f"working {SIXTY - 1} line 20"
     assert again.shown() is True
+
+
+def test_a_patch_asked_for_before_the_whole_diff_is_read_is_read_by_git_alone(
+    sixty: Repo, remembered: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a jump far down a huge diff just opened waits for git to read the files it shows, not the
+    # whole diff
+    assert opening(sixty).shown() is True
+    monkeypatch.setattr(counted, "WAIT_FOR_SCREEN", 3600.0)  # the whole diff is read only if asked
+    monkeypatch.setattr(counted, "READ_ALONE_AT_MOST", 1)
+    monkeypatch.setattr(counted, "FIRST_ROWS", 50)  # two files of the sixty (43 rows each)
+
+    again = opening(sixty)
+    later = again.counted()
+    plain = plainly(sixty, again)
+    asked = again.diff.files[later[-10]]
+    assert asked.hunks == plain.file(asked.path).hunks  # type: ignore[union-attr]
+    # the file after it too, in the same git: a screen shows it below
+    assert again.counted() == [*later[:-10], *later[-8:]]
+    after = again.diff.files[later[-9]]
+    assert after.hunks == plain.file(after.path).hunks  # type: ignore[union-attr]
+    waiting = first_later(again)
+    assert not waiting.asked.is_set() and not waiting.done()  # git did not read the whole diff
+    # more than a few gits: a search through every file, say, waits for the whole diff instead
+    last = again.diff.files[later[-1]]
+    found = in_a_thread(lambda: last.hunks, "test-asking").result(timeout=60)
+    assert found == plain.file(last.path).hunks  # type: ignore[union-attr]
+    assert waiting.asked.is_set()
+    assert again.shown() is True
+
+
+def first_later(opened: Opening) -> counted._Later:
+    later = opened.diff.files[opened.counted()[0]]._later if opened.counted() else None
+    assert isinstance(later, counted._Later)
+    return later
 
 
 def test_counts_that_lie_are_found_out_by_the_whole_diff(sixty: Repo, remembered: None) -> None:

@@ -137,6 +137,17 @@ class Counts(NamedTuple):
 _COUNTS = Counts._fields
 
 
+class Later(Future[Mapping[str, "FileDiff"]]):
+    """The diff read whole, by path, once git has read it: the files known by their counts alone
+    (`FileDiff.counted`) take their patches from it."""
+
+    def read_alone(self, file: FileDiff) -> bool:
+        """Have git read `file` on its own while the whole diff is not read yet, for it to take
+        its patch from (`FileDiff.take_patch`); False when it cannot, and the file waits for the
+        whole diff."""
+        return False
+
+
 @dataclass(eq=False)
 class FileDiff:
     """One changed file. Its metadata is known at once; `hunks` are parsed on first use."""
@@ -167,7 +178,7 @@ class FileDiff:
     _output: _Output = field(repr=False)
     _spans: tuple[tuple[int, int], ...] = field(repr=False)
     """Where the file's sections are in the output."""
-    _later: Future[Mapping[str, FileDiff]] | None = field(default=None, repr=False)
+    _later: Later | None = field(default=None, repr=False)
     """For a file known by its counts alone (`counted`): the diff read whole, by path, once
     git has read it, which the file's patch is then read from."""
     utf8: bool = True
@@ -271,7 +282,7 @@ class FileDiff:
         return self._later is None and self._spans in self._output.parsed
 
     @classmethod
-    def counted(cls, record: Record, counts: Counts, later: Future[Mapping[str, FileDiff]]) -> FileDiff:
+    def counted(cls, record: Record, counts: Counts, later: Later) -> FileDiff:
         """The file of a raw record whose diff was counted before (see `Counts`): what the
         layout and the file list need is known at once, its patch once `later` has the diff."""
         # (by position: 10,000 files are made as a diff of 10,000 new files opens)
@@ -328,13 +339,17 @@ class FileDiff:
         return later is None or later.done()
 
     def _settle(self) -> None:
-        """Take the patch of a counted file from the diff read whole, waiting for git to have
-        read it. A file that is not in it has no patch (the screen reads the diff again when what
-        git read differs from what was counted)."""
+        """Take the patch of a counted file from git: read on its own while the whole diff is
+        not read yet (`Later.read_alone`), else from the diff read whole, waiting for git to have read
+        it. A file that is not in it has no patch (the screen reads the diff again when what git
+        read differs from what was counted)."""
         later = self._later
-        if later is None:
-            return
-        read = later.result().get(self.path)
+        if later is not None and (later.done() or not later.read_alone(self)):
+            self.take_patch(later.result().get(self.path))
+
+    def take_patch(self, read: FileDiff | None) -> None:
+        """Take the patch of a counted file from `read`, the file as git read it (no patch if
+        None)."""
         if read is not None:
             self._output, self._spans, self.utf8 = read._output, read._spans, read.utf8
         # last: another thread that finds it None finds the patch's place set
@@ -363,7 +378,7 @@ _REASON_LENGTH = 100
 """The most characters of unidiff's reason a broken diff's message gives."""
 
 
-def from_summaries(summaries: Iterable[Sequence[Any]], later: Future[Mapping[str, FileDiff]]) -> list[FileDiff]:
+def from_summaries(summaries: Iterable[Sequence[Any]], later: Later) -> list[FileDiff]:
     """The files of `FileDiff.summary`s (as read back from a cache), as `FileDiff.counted` makes
     them: their patches once `later` has the diff. (Made in one comprehension, by position: 10,000
     files take 8 ms, where `counted` from their records takes 30.)

@@ -34,8 +34,19 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from review.errors import ReviewError
 from review.repo import file_states, git, scope
-from review.repo.diff import SUBMODULE_MODE, Counts, Diff, FileDiff, Record, Summary, from_summaries, records
+from review.repo.diff import (
+    SUBMODULE_MODE,
+    Counts,
+    Diff,
+    FileDiff,
+    Later,
+    Record,
+    Summary,
+    from_summaries,
+    records,
+)
 from review.repo.git import Running, Worktree
 from review.repo.scope import Sides
 from review.state.files import user_cache_file, write_cache
@@ -58,6 +69,11 @@ and Python parses them in 0.2 s more: there the raw records and the counts are q
 WAIT_FOR_SCREEN = 3.0
 """Seconds the whole diff waits for the first screen to be drawn before it is parsed (the parse
 would take the time the screen is drawn in)."""
+
+READ_ALONE_AT_MOST = 8
+"""Files that git reads on their own while the whole diff is read (`_Later.alone`): enough for the
+jumps of a reviewer who has just opened the diff; a search through every file waits for the whole
+diff rather than start a git for each."""
 
 _ASKED_EVERY = 0.02
 """Seconds between two looks, while the whole diff waits for the screen, at whether a file asked
@@ -120,9 +136,7 @@ def remembered_whole(worktree: Worktree) -> bool:
     return _view_file(worktree).exists()
 
 
-def _listed(
-    worktree: Worktree, sides: Sides, read_at: float, later: Future[Mapping[str, FileDiff]]
-) -> list[FileDiff] | None:
+def _listed(worktree: Worktree, sides: Sides, read_at: float, later: Later) -> list[FileDiff] | None:
     """The files of the diff between `sides`, counted, in git's order, when it is made of what
     it was made of when it was remembered whole (`View`); else None.
 
@@ -273,18 +287,69 @@ def key(worktree: Worktree, sides: Sides, record: Record, read_at: float) -> str
     return "\0".join((" ".join(meta), *paths, state))
 
 
-class _Later(Future[Mapping[str, FileDiff]]):
+class _Later(Later):
     """The whole diff by path, which the counted files take their patches from once git has read
-    it (`finish`); a file asking for its patch before the first screen is shown has git's reading
-    start at once, rather than wait for a screen that would be waiting for it."""
+    it (`finish`). A file asking for its patch before then (a jump far down a huge diff just
+    opened) has git read it on its own, in a few tens of milliseconds rather than the seconds
+    the whole diff may still take; one that git reads otherwise on its own (a rename paired
+    anew, say) waits for the whole diff, and has git's reading start at once if the first
+    screen is not shown yet, rather than wait for a screen that would be waiting for it."""
 
-    def __init__(self) -> None:
+    def __init__(self, worktree: Worktree, sides: Sides) -> None:
         super().__init__()
         self.asked = threading.Event()
+        self._worktree, self._sides = worktree, sides
+        self._files: dict[int, tuple[int, Sequence[FileDiff]]] = {}
+        self._alone_left = READ_ALONE_AT_MOST
+        self._lock = threading.Lock()
+
+    def opened(self, files: Sequence[FileDiff]) -> None:
+        """The files of the diff opened, in order: a file read alone brings the next ones."""
+        self._files = {id(file): (index, files) for index, file in enumerate(files)}
+
+    def read_alone(self, file: FileDiff) -> bool:
+        # The file and those after it that a screen shows with it, in one git: a screen at the
+        # bottom of the diff asks for the files on it one after the other.
+        index, files = self._files.get(id(file), (0, [file]))
+        wanted, rows = [], 0
+        for next_file in files[index:]:
+            if rows >= FIRST_ROWS:
+                break
+            if not next_file.ready:
+                wanted.append(next_file)
+                rows += 2 + next_file.body_lines
+        with self._lock:
+            if not wanted or not self._alone_left:
+                return file.ready
+            self._alone_left -= 1
+        try:
+            read = scope.read(self._worktree, self._sides, paths=sorted({p for f in wanted for p in f.paths}))
+        except ReviewError:
+            return False
+        by_path = {f.path: f for f in read.files}
+        for counted in wanted:
+            alone = by_path.get(counted.path)
+            # (a file changed since it was counted has other counts: the screen reads the diff
+            # again once the whole is read, as for any file that differs from its count)
+            if alone is not None and _same_file(alone.record, counted.record):
+                counted.take_patch(alone)
+        return file.ready
 
     def result(self, timeout: float | None = None) -> Mapping[str, FileDiff]:
         self.asked.set()
         return super().result(timeout)
+
+
+def _same_file(alone: Record, whole: Record) -> bool:
+    """Whether git read on its own the file it has in the whole diff: the same record, but that
+    git names the blob of a working tree file only where it looked for renames among it."""
+    (alone_meta, alone_paths), (whole_meta, whole_paths) = alone, whole
+    return (
+        alone_paths == whole_paths
+        and alone_meta[:3] == whole_meta[:3]
+        and alone_meta[4] == whole_meta[4]
+        and (alone_meta[3] == whole_meta[3] or set(alone_meta[3]) == _ZEROS)
+    )
 
 
 class Opened(NamedTuple):
@@ -312,7 +377,7 @@ def open_counted(worktree: Worktree, sides: Sides, running: Future[Running], rea
     """
     if not _opens_from_counts(remembered_size(worktree)):
         return None
-    later = _Later()
+    later = _Later(worktree, sides)
     listed = _listed(worktree, sides, read_at, later)
     by_counts: list[FileDiff | None]
     if listed is not None:
@@ -354,6 +419,7 @@ def open_counted(worktree: Worktree, sides: Sides, running: Future[Running], rea
             return None  # a file not known that git did not read alone: read the whole diff
         files.append(file)
     unchanged = frozenset(counted.path for counted in by_counts if counted is not None)
+    later.opened(files)
     return Opened(Diff(files=files, size=sum(f.patch_size for f in files)), running, later, unchanged)
 
 
