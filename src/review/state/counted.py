@@ -71,9 +71,9 @@ WAIT_FOR_SCREEN = 3.0
 would take the time the screen is drawn in)."""
 
 READ_ALONE_AT_MOST = 8
-"""Files that git reads on their own while the whole diff is read (`_Later.alone`): enough for the
-jumps of a reviewer who has just opened the diff; a search through every file waits for the whole
-diff rather than start a git for each."""
+"""Times git reads files on their own while the whole diff is read (`_Later.read_alone`): enough
+for the jumps of a reviewer who has just opened the diff; a search through every file waits for
+the whole diff rather than start a git for each."""
 
 _ASKED_EVERY = 0.02
 """Seconds between two looks, while the whole diff waits for the screen, at whether a file asked
