@@ -28,7 +28,7 @@ from review.repo import git
 from review.repo.git import Worktree
 from review.repo.scope import Scope
 from review.state.opening import FIRST_SCREEN_WAIT, FirstDiff, read_apart
-from review.tui import parsed_css
+from review.tui import parsed_css, uncut_strips
 from review.tui.compact import CLASS as COMPACT
 from review.tui.compact import WIDTH as COMPACT_BELOW
 from review.tui.first_frame import FirstFrameOnly
@@ -42,6 +42,8 @@ if TYPE_CHECKING:
     from review.overview.status import Overview
     from review.tui.saving import Saving
     from review.tui.screens.overview_screen import OverviewScreen
+
+uncut_strips.install()  # before any line is drawn
 
 _BATCH = ("overview", "next_waiting")
 """The actions that exist only when the app has an overview."""
