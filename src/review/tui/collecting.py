@@ -68,9 +68,9 @@ def collect_young() -> None:
 
 OVERDUE = 3
 """Collect all objects as soon as all is drawn ahead, pause or no pause, once this many times
-`EVERY` is due: Textual's strips end in reference cycles (a strip keeps itself among its cached
-crops), which only a collection of all objects frees, and a reviewer who never pauses a second
-(paging through the whole diff) would pile them up."""
+`EVERY` is due: what ends in reference cycles (Textual's workers and their tasks, say; no longer
+its drawn lines, see `uncut_strips`) only a collection of all objects frees, and a reviewer who
+never pauses a second (paging through the whole diff) would pile it up."""
 
 
 def collect_if_overdue() -> None:
