@@ -563,6 +563,12 @@ class Layout:
             for offset in self._matching(file, pattern, prefilter, unfolded=True)
         ]
 
+    def among_matches(self, index: int) -> tuple[int, int]:
+        """Where row `index` stands among `matches`: its file and its row in the file's rows, or
+        before all the lines of a folded file (they come after its header)."""
+        file = self.file_of(index)
+        return file, -1 if self.diff.files[file].path in self.folded else index - self._starts[file]
+
     def _matching(
         self, file: int, pattern: re.Pattern[str], prefilter: re.Pattern[bytes] | None, *, unfolded: bool = False
     ) -> list[int]:

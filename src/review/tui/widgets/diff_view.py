@@ -206,7 +206,8 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
         self._laid_out = LaidOnce()
         self._palette: Palette | None = None
         self._matches: tuple[Layout, re.Pattern[str], list[tuple[int, int]]] | None = None
-        """The rows the search matches, for the layout and search they were found in."""
+        """The lines the search matches (`Layout.matches`), for the layout and search they were
+        found in."""
 
     # -- content -------------------------------------------------------------------------------
 
@@ -531,12 +532,7 @@ class DiffView(ScrollViewWithItsBar, can_focus=True):
             self._matches = cached
             self._sync_size()  # the files with matches are built now: rows may have been added
         found = cached[2]
-        if not found:
-            return None
-        file = layout.file_of(self.cursor)
-        # (the lines of a folded file all come after the cursor on it)
-        offset = -1 if layout.diff.files[file].path in layout.folded else self.cursor - layout.file_start(file)
-        return bisect_right(found, (file, offset)), len(found)
+        return (bisect_right(found, layout.among_matches(self.cursor)), len(found)) if found else None
 
     def _center_cursor(self) -> None:
         height = self.scrollable_content_region.height
