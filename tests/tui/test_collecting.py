@@ -17,6 +17,10 @@ from review.tui.widgets import diff_view
 from review.tui.widgets.diff_view import DiffView
 
 
+def running_viewer(repo: Repo):  # type: ignore[no-untyped-def]
+    return make_app(git.find_worktree(repo.root), watch=False).run_test(size=(100, 30))
+
+
 def due_for_a_collection_of_all() -> None:
     for _ in range(collecting.EVERY):
         gc.collect(1)  # as many collections of the younger objects as make one due
@@ -27,7 +31,7 @@ async def test_all_objects_are_collected_once_the_reviewer_pauses_not_while_a_ke
     agent_worktree: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(diff_view, "COLLECT_AFTER", 0.3)
-    async with make_app(git.find_worktree(agent_worktree.root), watch=False).run_test(size=(100, 30)) as pilot:
+    async with running_viewer(agent_worktree) as pilot:
         await settle(pilot)
         # Python itself collects all objects only much later than it would
         assert gc.get_threshold()[2] == collecting.EVERY * collecting.HELD_BACK
@@ -48,7 +52,7 @@ async def test_the_collection_of_all_waits_for_a_pause_that_lasts_unless_long_ov
     # a reviewer going through the comments with `n` every half second: a collection made as
     # soon as all was drawn ahead landed on the next key
     monkeypatch.setattr(diff_view, "COLLECT_AFTER", 3600.0)
-    async with make_app(git.find_worktree(agent_worktree.root), watch=False).run_test(size=(100, 30)) as pilot:
+    async with running_viewer(agent_worktree) as pilot:
         await settle(pilot)
         view = pilot.app.screen.query_one(DiffView)
         young: list[int] = []
@@ -77,7 +81,7 @@ async def test_the_collection_of_all_waits_for_a_pause_that_lasts_unless_long_ov
 
 
 async def test_python_collects_as_it_does_by_itself_when_the_diff_is_not_shown(agent_worktree: Repo) -> None:
-    async with make_app(git.find_worktree(agent_worktree.root), watch=False).run_test(size=(100, 30)) as pilot:
+    async with running_viewer(agent_worktree) as pilot:
         await settle(pilot)
         assert gc.get_threshold()[2] == collecting.EVERY * collecting.HELD_BACK
         await pilot.press("question_mark")  # the help, over the diff
@@ -103,7 +107,7 @@ async def test_python_makes_no_collection_while_the_viewer_starts_and_collects_a
     assert not gc.isenabled()
     gc.callbacks.append(collected)
     try:
-        async with make_app(git.find_worktree(agent_worktree.root), watch=False).run_test(size=(100, 30)) as pilot:
+        async with running_viewer(agent_worktree) as pilot:
             await settle(pilot)
             screen = pilot.app.screen
             assert isinstance(screen, ReviewScreen) and screen.diff is not None
@@ -122,7 +126,7 @@ async def test_python_makes_no_collection_while_the_viewer_starts_and_collects_a
 
 async def test_a_viewer_started_with_collections_on_leaves_them_as_they_are(agent_worktree: Repo) -> None:
     # (a test, or the overview opening a worktree): nothing held off, nothing set aside
-    async with make_app(git.find_worktree(agent_worktree.root), watch=False).run_test(size=(100, 30)) as pilot:
+    async with running_viewer(agent_worktree) as pilot:
         await settle(pilot)
         assert gc.isenabled()
         assert gc.get_freeze_count() == 0
