@@ -512,12 +512,15 @@ def parse(
     output: bytes | BinaryIO | Running,
     named: Callable[[list[Record]], None] | None = None,
     parsed: Callable[[FileDiff], bool] | None = None,
+    *,
+    first: int | None = None,
 ) -> Diff:
     """Build the model from `git diff --raw --patch -z` output, given as bytes, as the file it
     is in (`Running.whole`), or as git writes it (`git.start_diff`), read while git runs;
     `named` is given the files' records as soon as they are read, before their patches;
     `parsed` each file as soon as its patch is read (its hunks can be read already), until it
-    returns True. The
+    returns True. With `first`, the diff has only the first files, as many, and git is stopped
+    once their patches are read (other gits read the rest: `scope.read`). The
     file is parse's to close: it is read into memory and closed when small (`IN_MEMORY_BYTES`);
     a large one stays open, for each file's part to be read back when its hunks are needed, and
     is closed once the diff's files are all gone.
@@ -529,8 +532,8 @@ def parse(
     """
     source = _Output(output)
     try:
-        diff = _parse(source, named, parsed)
-        source.whole()
+        diff = _parse(source, named, parsed, first)
+        source.whole(cut=first is not None)
         diff.size = source.size
         return diff
     except BrokenDiff:
@@ -543,7 +546,10 @@ def parse(
 
 
 def _parse(
-    source: _Output, named: Callable[[list[Record]], None] | None, parsed: Callable[[FileDiff], bool] | None
+    source: _Output,
+    named: Callable[[list[Record]], None] | None,
+    parsed: Callable[[FileDiff], bool] | None,
+    first: int | None,
 ) -> Diff:
     reader = _Reader(source)
     records = reader.raw_records()
@@ -555,7 +561,7 @@ def _parse(
         raise BrokenDiff("git diff output does not start with file records")
     reader.start_patch()
     files: list[FileDiff] = []
-    for record in records:
+    for record in records[:first]:
         entry = _entry(record)
         # git prints a type change (a file becoming a symlink, say) as a deletion and a creation.
         taken = 2 if entry.status is Status.TYPE_CHANGED else 1
@@ -578,6 +584,8 @@ def _parse(
         )
         if parsed is not None and parsed(files[-1]):
             parsed = None
+    if first is not None:
+        return Diff(files=files, size=source.size)
     used = sum(len(file._spans) for file in files)
     left = 0
     while reader.section(hashlib.sha1()) is not None:
@@ -623,6 +631,34 @@ def records(output: bytes | Running) -> list[Record]:
         GitFailed: git, still running when given, ended with a failure.
     """
     return _Reader(_Output(output, owned=False), eager=True).raw_records()
+
+
+_ZEROS = frozenset("0")
+
+
+def same_file(one: Record, other: Record) -> bool:
+    """Whether two readings of a diff found the same file: the same record, but that git names
+    the blob of a working tree file only where it looked for renames among it."""
+    (one_meta, one_paths), (other_meta, other_paths) = one, other
+    return (
+        one_paths == other_paths
+        and one_meta[:3] == other_meta[:3]
+        and one_meta[4] == other_meta[4]
+        and (one_meta[3] == other_meta[3] or _ZEROS in (set(one_meta[3]), set(other_meta[3])))
+    )
+
+
+def joined(pieces: Sequence[Diff], found: Sequence[Record]) -> Diff | None:
+    """The diff read in pieces, by gits each reading some of its files, in git's order, as the
+    whole diff's records (`found`) name them; None when the pieces hold other files (git paired
+    renames otherwise among fewer files, say)."""
+    files = [file for piece in pieces for file in piece.files]
+    if len(files) != len(found) or not all(same_file(f.record, r) for f, r in zip(files, found, strict=True)):
+        return None
+    for file, ((_, _, old_blob, new_blob, _), _) in zip(files, found, strict=True):
+        # (the whole diff's names, which the next opening's records are known by: `counted.key`)
+        file.old_blob, file.new_blob = old_blob, new_blob
+    return Diff(files=files, size=sum(piece.size for piece in pieces))
 
 
 def renames(output: bytes) -> dict[str, str]:
@@ -759,16 +795,20 @@ class _Output:
                 break
         return b"".join(parts)
 
-    def whole(self) -> None:
-        """Know the output whole: wait for git to end when it ran, then read a small output into
-        memory and close its file, as one given whole would be.
+    def whole(self, *, cut: bool = False) -> None:
+        """Know the output whole: wait for git to end when it ran (with `cut`, stop it: what is
+        wanted of its output is read), then read a small output into memory and close its file,
+        as one given whole would be.
 
         Raises:
             GitFailed: git ended with a failure.
         """
         if self._running is None:
             return
-        self._running.wait()
+        if cut:
+            self._running.halt()
+        else:
+            self._running.wait()
         self._running = None
         self.size = os.fstat(self._fd).st_size
         if self.size <= IN_MEMORY_BYTES:

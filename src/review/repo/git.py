@@ -170,6 +170,14 @@ class Running:
             self._closed()
         self.output.close()
 
+    def halt(self) -> None:
+        """Stop git once what is wanted of its output is read, keeping its output (unlike
+        `stop`): what it did after that, a failure included, is of no matter."""
+        if self._status is None:
+            self._process.kill()
+            self._status = self._process.wait()
+            self._closed()
+
     def _ended(self) -> bool:
         if self._status is None and (status := self._process.poll()) is not None:
             self._settle(status)

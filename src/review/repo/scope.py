@@ -9,12 +9,13 @@ from __future__ import annotations
 import os
 from bisect import bisect
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import NamedTuple
 
 from review.errors import BadRevision
 from review.repo import git
-from review.repo.diff import Diff, FileDiff, Record, Status, binary_paths, parse, renames
+from review.repo.diff import Diff, FileDiff, Record, Status, binary_paths, joined, parse, records, renames
 from review.repo.git import Worktree
 
 
@@ -126,6 +127,15 @@ def load(worktree: Worktree, scope: Scope = Scope(), since: Since | None = None)
     return sides, read(worktree, sides)
 
 
+PARTS_FROM = 256
+"""Files from which a diff read in parts (see `read`) is read in as many parts as there are cores."""
+MOST_PARTS = 4
+"""Parts a diff is read in at most (each part's patches are kept apart, `diff.PARSED_LINES`)."""
+PATHS_AT_MOST = 100_000
+"""Bytes of paths the git reading a part is given at most, on its command line (Linux allows 2 MB
+for it all, macOS 1 MB); a diff whose parts need more is read whole."""
+
+
 def read(
     worktree: Worktree,
     sides: Sides,
@@ -134,12 +144,20 @@ def read(
     running: git.Running | None = None,
     named: Callable[[list[Record]], None] | None = None,
     parsed: Callable[[FileDiff], bool] | None = None,
+    in_parts: bool = False,
 ) -> Diff:
     """The diff between two resolved sides (of `paths` alone, when given), parsed as git writes
     it; `running` is its reading already started (`start`); `named` is given its files' records
     before their patches are read, `parsed` each file once its patch is (see `parse`). A large
-    one stays in git's temporary file, read back a file at a time."""
-    diff = parse(running or start(worktree, sides, paths), named, parsed)
+    one stays in git's temporary file, read back a file at a time.
+
+    `in_parts`: a diff of many files (`PARTS_FROM`) is read by a git on each core, each reading
+    the patches of some of its files, for a screen that waits for it: git works out a diff on
+    one core, and takes most of a second for a million changed lines."""
+    output = running or start(worktree, sides, paths)
+    diff = _read_in_parts(worktree, sides, output, named, parsed) if in_parts else None
+    if diff is None:
+        diff = parse(output, named, parsed)
     _mark_moved_binaries(worktree, sides, diff)
     _measure_binaries(worktree, diff)
     return diff
@@ -148,6 +166,59 @@ def read(
 def start(worktree: Worktree, sides: Sides, paths: Sequence[str] = ()) -> git.Running:
     """Start git reading the diff between the sides (see `read`)."""
     return git.start_diff(worktree, sides.old, sides.new, cached=sides.cached, untracked=sides.untracked, paths=paths)
+
+
+def _read_in_parts(
+    worktree: Worktree,
+    sides: Sides,
+    output: git.Running,
+    named: Callable[[list[Record]], None] | None,
+    parsed: Callable[[FileDiff], bool] | None,
+) -> Diff | None:
+    """The diff `output` is the whole of, its first files' patches read from it and the others'
+    by gits of their own, started as soon as `output` names the files (git stops once the first
+    part is read); None when it is to be read whole, as it has few files or this machine one
+    core."""
+    others: list[git.Running] = []
+    try:
+        found = records(output)
+        parts = min(_cores(), MOST_PARTS) if len(found) >= PARTS_FROM else 1
+        if parts < 2:
+            return None
+        bounds = [len(found) * part // parts for part in range(parts + 1)]
+        wanted = [[path for _, paths in found[begin:end] for path in paths] for begin, end in pairwise(bounds[1:])]
+        if any(sum(len(os.fsencode(path)) + 1 for path in paths) > PATHS_AT_MOST for paths in wanted):
+            return None
+        others.extend(start(worktree, sides, paths) for paths in wanted)
+        until_shown = _UntilTrue(parsed)
+        pieces = [parse(output, named, until_shown, first=bounds[1])]
+        while others:
+            pieces.append(parse(others.pop(0), parsed=until_shown))
+    except BaseException:
+        output.stop()
+        for other in others:
+            other.stop()
+        raise
+    return joined(pieces, found) or parse(start(worktree, sides), parsed=until_shown)
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):  # (not on macOS)
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+class _UntilTrue:
+    """A callback asked until it returns True, through the parse of each part of a diff."""
+
+    def __init__(self, callback: Callable[[FileDiff], bool] | None) -> None:
+        self._callback = callback
+
+    def __call__(self, file: FileDiff) -> bool:
+        if self._callback is not None and self._callback(file):
+            self._callback = None
+        return self._callback is None
 
 
 def _mark_moved_binaries(worktree: Worktree, sides: Sides, diff: Diff) -> None:

@@ -46,6 +46,7 @@ from review.repo.diff import (
     Summary,
     from_summaries,
     records,
+    same_file,
 )
 from review.repo.git import Running, Worktree
 from review.repo.scope import Sides
@@ -331,25 +332,13 @@ class _Later(Later):
             alone = by_path.get(counted.path)
             # (a file changed since it was counted has other counts: the screen reads the diff
             # again once the whole is read, as for any file that differs from its count)
-            if alone is not None and _same_file(alone.record, counted.record):
+            if alone is not None and same_file(alone.record, counted.record):
                 counted.take_patch(alone)
         return file.ready
 
     def result(self, timeout: float | None = None) -> Mapping[str, FileDiff]:
         self.asked.set()
         return super().result(timeout)
-
-
-def _same_file(alone: Record, whole: Record) -> bool:
-    """Whether git read on its own the file it has in the whole diff: the same record, but that
-    git names the blob of a working tree file only where it looked for renames among it."""
-    (alone_meta, alone_paths), (whole_meta, whole_paths) = alone, whole
-    return (
-        alone_paths == whole_paths
-        and alone_meta[:3] == whole_meta[:3]
-        and alone_meta[4] == whole_meta[4]
-        and (alone_meta[3] == whole_meta[3] or set(alone_meta[3]) == _ZEROS)
-    )
 
 
 class Opened(NamedTuple):

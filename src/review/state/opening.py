@@ -101,7 +101,9 @@ def read_apart(worktree: Worktree, chosen: Scope, *, from_counts: bool = True) -
                 running.start()
             opened = counted.open_counted(worktree, sides, running, started) if from_counts else None
             if opened is None:
-                diff = scope.read(worktree, sides, running=running.result(), named=first.named, parsed=first.parsed)
+                diff = scope.read(
+                    worktree, sides, running=running.result(), named=first.named, parsed=first.parsed, in_parts=True
+                )
             else:
                 diff = opened.diff
         except Exception as error:

@@ -1,0 +1,124 @@
+"""A diff of many files read by several gits at once (`scope.read(in_parts=True)`): the same diff
+as one git reads, every kind of file in it."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from conftest import Repo
+from review.repo import git, scope
+from review.repo.diff import Diff, FileDiff, Record, joined, same_file
+
+PARTS = 3
+
+
+@pytest.fixture
+def many(project: Repo, monkeypatch: pytest.MonkeyPatch) -> Repo:
+    """An agent's worktree whose diff has every kind of file, enough of them to be read in
+    `PARTS` parts."""
+    monkeypatch.setattr(scope, "PARTS_FROM", 8)
+    monkeypatch.setattr(scope, "_cores", lambda: PARTS)
+    for n in range(12):
+        project.write(f"src/kept_{n:02}.py", "".join(f"line {i}\n" for i in range(40)))
+    project.write("src/moved.py", "".join(f"moved {i}\n" for i in range(40)))
+    project.write("src/gone.py", "gone\n")
+    project.write("tool.sh", "echo\n")
+    project.commit("files")
+    agent = project.worktree("agent", "agent/work")
+    for n in range(0, 12, 2):
+        agent.write(f"src/kept_{n:02}.py", "".join(f"line {i}{' changed' * (i == n)}\n" for i in range(40)))
+    agent.git("mv", "src/moved.py", "src/moved_here.py")
+    agent.commit("moved")
+    (agent.root / "src/gone.py").unlink()
+    os.chmod(agent.root / "tool.sh", 0o755)
+    agent.write("src/new_untracked.py", "new\n")
+    agent.write("assets/logo.png", b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    agent.write("src/l\xe4tin1.py".encode("latin-1"), b"caf\xe9\n")
+    agent.write("notes/tab\tand\nnewline.txt", "strange\n")
+    return agent
+
+
+def read(repo: Repo, *, in_parts: bool) -> Diff:
+    worktree = git.find_worktree(repo.root)
+    return scope.read(worktree, scope.resolve(worktree, scope.Scope()), in_parts=in_parts)
+
+
+def shown(file: FileDiff) -> tuple[object, ...]:
+    """All that the screen shows of a file."""
+    return file.record, file.counts, file.patch, [(h.header, [(x.kind, x.text) for x in h.lines]) for h in file.hunks]
+
+
+def test_a_diff_read_in_parts_is_the_diff_one_git_reads(many: Repo) -> None:
+    whole = read(many, in_parts=False)
+    parts = read(many, in_parts=True)
+
+    assert len(whole.files) >= scope.PARTS_FROM
+    assert [shown(f) for f in parts.files] == [shown(f) for f in whole.files]
+    assert {f.status.value for f in parts.files} >= {"M", "A", "D", "R"}
+    assert any(f.binary for f in parts.files) and any(f.mode_changed for f in parts.files)
+    # (each git's output is the patches' own: as many as there are parts)
+    assert len({id(f._output) for f in parts.files}) == PARTS
+
+
+def test_the_first_screen_is_told_of_each_file_until_it_has_enough(many: Repo) -> None:
+    worktree = git.find_worktree(many.root)
+    sides = scope.resolve(worktree, scope.Scope())
+    named: list[list[Record]] = []
+    told: list[str] = []
+
+    def parsed(file: FileDiff) -> bool:
+        told.append(file.path)
+        return len(told) == 10  # past the first part's files
+
+    diff = scope.read(worktree, sides, named=named.append, parsed=parsed, in_parts=True)
+
+    assert [[r for r in records] for records in named] == [[f.record for f in diff.files]]
+    assert told == [f.path for f in diff.files[:10]]
+
+
+def test_a_diff_of_few_files_is_read_by_one_git(many: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scope, "PARTS_FROM", 1000)
+    assert len({id(f._output) for f in read(many, in_parts=True).files}) == 1
+
+
+def test_parts_whose_paths_would_not_fit_on_gits_command_line_are_read_whole(
+    many: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scope, "PATHS_AT_MOST", 10)
+    diff = read(many, in_parts=True)
+    assert len({id(f._output) for f in diff.files}) == 1
+    assert [shown(f) for f in diff.files] == [shown(f) for f in read(many, in_parts=False).files]
+
+
+ZEROS = "0" * 40
+BLOB = "a" * 40
+
+
+def record(new_blob: str = ZEROS, status: str = "M", paths: tuple[str, ...] = ("a.py",)) -> Record:
+    return ("100644", "100644", "b" * 40, new_blob, status), paths
+
+
+def test_a_working_tree_file_named_by_its_blob_in_one_reading_alone_is_the_same_file() -> None:
+    assert same_file(record(ZEROS), record(BLOB)) and same_file(record(BLOB), record(ZEROS))
+    assert not same_file(record(BLOB), record("c" * 40))
+    assert not same_file(record(), record(status="A")) and not same_file(record(), record(paths=("b.py",)))
+
+
+def test_pieces_that_are_not_the_whole_diffs_files_do_not_join(many: Repo) -> None:
+    whole = read(many, in_parts=False)
+    found = [f.record for f in whole.files]
+    # a rename git paired otherwise when reading fewer files: a file missing, another in its place
+    assert joined([Diff(files=whole.files[:-1], size=0)], found) is None
+    assert joined([Diff(files=whole.files[1:] + whole.files[:1], size=0)], found) is None
+    assert joined([Diff(files=whole.files[:3], size=0), Diff(files=whole.files[3:], size=0)], found) is not None
+
+
+def test_a_piece_takes_the_blob_names_of_the_whole_diff(many: Repo) -> None:
+    whole = read(many, in_parts=False)
+    file = whole.files[0]
+    named = (*file.record[0][:3], BLOB if set(file.new_blob) == {"0"} else ZEROS, file.record[0][4])
+    found: list[Record] = [((named[0], named[1], named[2], named[3], named[4]), file.paths)]
+    assert joined([Diff(files=[file], size=0)], found) is not None
+    assert file.record == found[0]
