@@ -65,6 +65,12 @@ def sixty(project: Repo) -> Repo:
 
 
 @pytest.fixture
+def no_bottom(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files at the bottom of the diff are not read before the first screen."""
+    monkeypatch.setattr(counted, "BOTTOM_BYTES", -1)
+
+
+@pytest.fixture
 def remembered(monkeypatch: pytest.MonkeyPatch) -> None:
     """Files written by the test are old enough to be remembered, and a diff of any size opens
     from its counts."""
@@ -135,9 +141,10 @@ def test_a_review_opened_again_opens_from_its_counts_as_git_reads_it(sixty: Repo
     assert len(json.loads(cache(sixty).read_bytes())["files"]) == SIXTY
 
     again = opening(sixty)
-    # before any is touched, the files past the first screen wait for the whole diff
+    # before any is touched, the files past the first screen wait for the whole diff, but for
+    # those at the bottom, read with the first screen's for a jump there
     later = again.counted()
-    assert 0 not in later and SIXTY - 1 in later
+    assert 0 not in later and SIXTY // 2 in later and SIXTY - 1 not in later
     assert len(later) > SIXTY // 2
     assert again.shown() is True
     plain = plainly(sixty, again)
@@ -235,6 +242,30 @@ def first_screen_read(opened: Opening) -> bool:
     return sum(2 + (f.body_lines if f.hunks_shown_unasked else 1) for f in above) >= counted.FIRST_ROWS
 
 
+def test_the_files_at_the_bottom_are_read_before_the_first_screen_for_a_jump_there(
+    sixty: Repo, remembered: None
+) -> None:
+    assert opening(sixty).shown() is True
+
+    again = opening(sixty)
+    bottom = again.diff.files[again.counted()[-1] + 1 :]
+    assert sum(2 + f.body_lines for f in bottom) >= counted.FIRST_ROWS
+    assert sum(2 + f.body_lines for f in bottom[1:]) < counted.FIRST_ROWS  # (and no more)
+    assert not first_later(again).asked.is_set()  # (read before the screen: not the whole diff)
+    assert again.shown() is True
+
+
+def test_a_large_bottom_is_left_for_the_jump_there(
+    sixty: Repo, remembered: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert opening(sixty).shown() is True
+    monkeypatch.setattr(counted, "BOTTOM_BYTES", 2000)  # two files' patches of the sixty
+
+    again = opening(sixty)
+    assert again.counted()[-1] == SIXTY - 3
+    assert again.shown() is True
+
+
 def test_a_file_not_known_at_the_top_leaves_the_first_screen_read_whole(sixty: Repo, remembered: None) -> None:
     assert opening(sixty).shown() is True
     sixty.write("a_new.txt", "one line\n")  # first in git's order, one line long
@@ -269,10 +300,10 @@ def test_a_patch_asked_for_before_the_screen_is_shown_has_git_read_at_once(
     monkeypatch.setattr(counted, "READ_ALONE_AT_MOST", 0)
 
     again = opening(sixty)
-    file = again.diff.files[-1]
-    assert file._later is not None
+    index = again.counted()[-1]
+    file = again.diff.files[index]
     asked = in_a_thread(lambda: file.hunks, "test-asking")
-    assert asked.result(timeout=60)[0].lines[-1].text == f"working {SIXTY - 1} line 20"
+    assert asked.result(timeout=60)[0].lines[-1].text == f"working {index} line 20"
     assert again.shown() is True
 
 
@@ -460,7 +491,7 @@ def kinds(sixty: Repo, project: Repo) -> Repo:
 
 
 def test_renames_binary_and_untracked_files_open_from_their_counts_as_git_reads_them(
-    kinds: Repo, remembered: None
+    kinds: Repo, remembered: None, no_bottom: None
 ) -> None:
     assert opening(kinds).shown() is True
 
@@ -554,7 +585,7 @@ def with_untracked(agent: Repo) -> None:
 
 
 def test_with_untracked_files_git_records_are_those_of_a_diff_made_of_the_same(
-    project: Repo, sixty: Repo, remembered: None, tmp_path: Path
+    project: Repo, sixty: Repo, remembered: None, no_bottom: None, tmp_path: Path
 ) -> None:
     # git held back at an untracked file: looking for copies of the files changed among the
     # untracked ones, it reads them all before it writes its first record
@@ -729,7 +760,7 @@ def test_a_diff_made_of_the_same_files_again_has_git_read_it_whole_only_once_sho
 
 
 def test_a_diff_opened_from_its_counts_with_no_colours_remembered_has_them_made_apart(
-    sixty: Repo, remembered: None, coloured_apart: None
+    sixty: Repo, remembered: None, no_bottom: None, coloured_apart: None
 ) -> None:
     # the child is given the texts of the files read for the first screen, and the reading does
     # not wait for the patches of the files counted (git reads them once the screen is shown)

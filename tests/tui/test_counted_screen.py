@@ -106,6 +106,7 @@ async def test_the_screen_goes_on_while_git_reads_the_rest_of_the_diff(
 ) -> None:
     monkeypatch.setattr(counted, "RECENT_SECONDS", -3600.0)
     monkeypatch.setattr(counted, "WHOLE_AT_ONCE_BYTES", 0)
+    monkeypatch.setattr(counted, "BOTTOM_BYTES", -1)  # (the held file is not read with the first screen's)
     lock = hold_git_at(project, HELD, tmp_path)
     # New files alone: with a file changed, git would read the held one's content before writing
     # the records, to look for a copy of it.

@@ -71,6 +71,10 @@ WAIT_FOR_SCREEN = 3.0
 """Seconds the whole diff waits for the first screen to be drawn before it is parsed (the parse
 would take the time the screen is drawn in)."""
 
+BOTTOM_BYTES = 256 << 10
+"""Bytes of patch of the files at the bottom of the diff that git reads before the first screen
+at most (a few milliseconds of git): a larger bottom waits for the jump there."""
+
 READ_ALONE_AT_MOST = 8
 """Times git reads files on their own while the whole diff is read (`_Later.read_alone`): enough
 for the jumps of a reviewer who has just opened the diff; a search through every file waits for
@@ -392,10 +396,16 @@ def open_counted(worktree: Worktree, sides: Sides, running: Future[Running], rea
         if counted is None or rows < FIRST_ROWS:
             wanted.update(_paths(record, counted))
         if rows < FIRST_ROWS:
-            # The fewest rows the file can take at the top of the diff: a file not known may be
-            # one line, and one shown as a note (large, binary) is its header. The first screen
-            # then finds every file it shows read, however the files not known turn out.
-            rows += 2 + (counted.body_lines if counted is not None and counted.hunks_shown_unasked else 0)
+            rows += _fewest_rows(counted)
+    # and the bottom's, when small, for the jump there to be drawn ahead as the first screen is
+    # read (it waited for a git of its own)
+    rows = size = 0
+    for record, counted in zip(reversed(found), reversed(by_counts), strict=True):
+        size += counted.patch_size if counted is not None else 0
+        if rows >= FIRST_ROWS or size > BOTTOM_BYTES:
+            break
+        wanted.update(_paths(record, counted))
+        rows += _fewest_rows(counted)
     read = {f.path: f for f in scope.read(worktree, sides, paths=sorted(wanted)).files} if wanted else {}
     files = []
     for record, counted in zip(found, by_counts, strict=True):
@@ -410,6 +420,13 @@ def open_counted(worktree: Worktree, sides: Sides, running: Future[Running], rea
     unchanged = frozenset(counted.path for counted in by_counts if counted is not None)
     later.opened(files)
     return Opened(Diff(files=files, size=sum(f.patch_size for f in files)), running, later, unchanged)
+
+
+def _fewest_rows(counted: FileDiff | None) -> int:
+    """The fewest rows a file can take: a file not known may be one line, and one shown as a note
+    (large, binary) is its header. The first screen then finds every file it shows read, however
+    the files not known turn out."""
+    return 2 + (counted.body_lines if counted is not None and counted.hunks_shown_unasked else 0)
 
 
 def _paths(record: Record | None, counted: FileDiff | None) -> tuple[str, ...]:
