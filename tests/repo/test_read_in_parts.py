@@ -122,3 +122,30 @@ def test_a_piece_takes_the_blob_names_of_the_whole_diff(many: Repo) -> None:
     found: list[Record] = [((named[0], named[1], named[2], named[3], named[4]), file.paths)]
     assert joined([Diff(files=[file], size=0)], found) is not None
     assert file.record == found[0]
+
+
+def records_of(*files: tuple[str, str]) -> list[Record]:
+    """Records of (status, path) pairs; a rename's or copy's paths as `old>new`."""
+    return [record(status=status, paths=tuple(path.split(">"))) for status, path in files]
+
+
+def test_a_part_is_given_its_folders_whole_and_its_other_files_by_name() -> None:
+    found = records_of(("M", "a/x"), ("M", "a/y"), ("M", "b/c/one"), ("M", "b/c/two"), ("A", "b/d"), ("M", "top"))
+    assert scope._pathspecs(found, [0, 2, 6]) == [["b", "top"]]
+    # a folder shared with the part before: its files there are not the part's
+    assert scope._pathspecs(found, [0, 3, 6]) == [["b/c/two", "b/d", "top"]]
+    assert scope._pathspecs(found, [0, 2, 4, 6]) == [["b/c"], ["b/d", "top"]]
+
+
+def test_a_folder_a_file_was_renamed_from_in_another_part_is_not_given_whole() -> None:
+    found = records_of(("R100", "old/gone>a/new"), ("M", "old/kept"), ("M", "z"))
+    assert scope._pathspecs(found, [0, 1, 3]) == [["old/kept", "z"]]
+    assert scope._pathspecs(found, [0, 2, 3]) == [["z"]]
+
+
+def test_a_copy_of_a_file_changed_in_another_part_has_the_diff_read_whole() -> None:
+    # git, given the copy's source to find the copy, would read the source's change twice
+    found = records_of(("M", "a/source"), ("M", "b/other"), ("C075", "a/source>c/copy"))
+    assert scope._pathspecs(found, [0, 2, 3]) is None
+    assert scope._pathspecs(found, [0, 1, 3]) is None
+    assert scope._pathspecs(found, [0, 0, 3]) == [["a", "b", "c"]]
