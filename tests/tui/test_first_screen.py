@@ -14,7 +14,7 @@ from rich.segment import Segment
 from conftest import Repo
 from review.config import Config
 from review.errors import BadRevision, NotARepository
-from review.repo import git, highlight
+from review.repo import git, highlight, scope
 from review.repo.scope import Scope
 from review.state.opening import open_apart, read_apart
 from review.tui.app import make_app
@@ -195,3 +195,31 @@ def test_the_dialogs_are_imported_after_the_first_screen_not_before(agent_worktr
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "True"]
+
+
+async def test_a_first_opening_read_in_parts_shows_the_whole_diff(
+    agent_worktree: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # many files, nothing remembered: git reads the diff in parts, a git to each (`scope.read`)
+    monkeypatch.setattr(scope, "PARTS_FROM", 4)
+    monkeypatch.setattr(scope, "_cores", lambda: 2)
+    for n in range(6):
+        agent_worktree.write(f"more/file_{n}.py", f"value_{n} = {n}\n")
+    worktree = git.find_worktree(agent_worktree.root)
+    whole = scope.read(worktree, scope.resolve(worktree, Scope()))
+    first = read_apart(worktree, Scope())
+    wait([first.anchoring])
+    diff = first.reading.result()
+    assert len({id(file._output) for file in diff.files}) == 2
+    async with make_app(worktree, watch=False, first=first).run_test(size=SIZE) as pilot:
+        screen = pilot.app.screen
+        assert isinstance(screen, ReviewScreen) and screen.diff is diff
+        header = screen.query_one(ReviewHeader).text
+        assert f"{len(whole.files)} files" in header and f"+{whole.added} −{whole.removed}" in header
+        assert [f.record for f in diff.files] == [f.record for f in whole.files]
+        await pilot.press("G")  # to the last part's last line
+        await pilot.pause()
+        view = screen.query_one(DiffView)
+        shown = [view.render_line(y).text for y in range(view.size.height)]
+        last = whole.files[-1].hunks[-1].lines[-1].text
+        assert last and any(last in line for line in shown)
