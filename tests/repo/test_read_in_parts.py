@@ -83,6 +83,14 @@ def test_a_diff_of_few_files_is_read_by_one_git(many: Repo, monkeypatch: pytest.
     assert len({id(f._output) for f in read(many, in_parts=True).files}) == 1
 
 
+def test_a_diff_with_many_new_files_past_its_first_part_is_read_whole(
+    many: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each part's git would list the untracked files among its paths and add them again
+    monkeypatch.setattr(scope, "NEW_AT_MOST", 0)
+    assert len({id(f._output) for f in read(many, in_parts=True).files}) == 1
+
+
 def test_parts_whose_paths_would_not_fit_on_gits_command_line_are_read_whole(
     many: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:

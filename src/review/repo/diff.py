@@ -513,14 +513,15 @@ def parse(
     named: Callable[[list[Record]], None] | None = None,
     parsed: Callable[[FileDiff], bool] | None = None,
     *,
-    first: int | None = None,
+    split: Callable[[list[Record]], int | None] | None = None,
 ) -> Diff:
     """Build the model from `git diff --raw --patch -z` output, given as bytes, as the file it
     is in (`Running.whole`), or as git writes it (`git.start_diff`), read while git runs;
     `named` is given the files' records as soon as they are read, before their patches;
     `parsed` each file as soon as its patch is read (its hunks can be read already), until it
-    returns True. With `first`, the diff has only the first files, as many, and git is stopped
-    once their patches are read (other gits read the rest: `scope.read`). The
+    returns True. `split`, given the records too, may say how many of the first files the diff
+    is to have: git is stopped once their patches are read (other gits read the rest,
+    `scope.read`). The
     file is parse's to close: it is read into memory and closed when small (`IN_MEMORY_BYTES`);
     a large one stays open, for each file's part to be read back when its hunks are needed, and
     is closed once the diff's files are all gone.
@@ -532,8 +533,8 @@ def parse(
     """
     source = _Output(output)
     try:
-        diff = _parse(source, named, parsed, first)
-        source.whole(cut=first is not None)
+        diff, cut = _parse(source, named, parsed, split)
+        source.whole(cut=cut)
         diff.size = source.size
         return diff
     except BrokenDiff:
@@ -549,16 +550,18 @@ def _parse(
     source: _Output,
     named: Callable[[list[Record]], None] | None,
     parsed: Callable[[FileDiff], bool] | None,
-    first: int | None,
-) -> Diff:
+    split: Callable[[list[Record]], int | None] | None,
+) -> tuple[Diff, bool]:
+    """The diff, and whether it has only the first files `split` asked for."""
     reader = _Reader(source)
     records = reader.raw_records()
     if named is not None:
         named(records)
     if not records:
         if reader.rest_is_blank():
-            return Diff(files=[], size=source.size)
+            return Diff(files=[], size=source.size), False
         raise BrokenDiff("git diff output does not start with file records")
+    first = split(records) if split is not None else None
     reader.start_patch()
     files: list[FileDiff] = []
     for record in records[:first]:
@@ -585,14 +588,14 @@ def _parse(
         if parsed is not None and parsed(files[-1]):
             parsed = None
     if first is not None:
-        return Diff(files=files, size=source.size)
+        return Diff(files=files, size=source.size), True
     used = sum(len(file._spans) for file in files)
     left = 0
     while reader.section(hashlib.sha1()) is not None:
         left += 1
     if left:
         raise BrokenDiff(f"git diff output has {used + left} patches for {len(records)} files")
-    return Diff(files=files, size=source.size)
+    return Diff(files=files, size=source.size), False
 
 
 class _Entry(NamedTuple):

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from review.errors import BadRevision
 from review.repo import git
-from review.repo.diff import Diff, FileDiff, Record, Status, binary_paths, joined, parse, records, renames
+from review.repo.diff import Diff, FileDiff, Record, Status, binary_paths, joined, parse, renames
 from review.repo.git import Worktree
 
 
@@ -131,6 +131,11 @@ PARTS_FROM = 256
 """Files from which a diff read in parts (see `read`) is read in as many parts as there are cores."""
 MOST_PARTS = 4
 """Parts a diff is read in at most (each part's patches are kept apart, `diff.PARSED_LINES`)."""
+NEW_AT_MOST = 64
+"""New files (untracked ones among them) that the parts after the first may hold at most, in a
+diff with the untracked files; with more, the diff is read whole: each part's git would list the
+untracked files among its paths and add them to its copy of the index again, as the whole diff's
+git did (10,000 untracked files were read 80 ms slower in two parts than whole)."""
 PATHS_AT_MOST = 100_000
 """Bytes of paths the git reading a part is given at most, on its command line (Linux allows 2 MB
 for it all, macOS 1 MB); a diff whose parts need more is read whole."""
@@ -155,9 +160,7 @@ def read(
     the patches of some of its files, for a screen that waits for it: git works out a diff on
     one core, and takes most of a second for a million changed lines."""
     output = running or start(worktree, sides, paths)
-    diff = _read_in_parts(worktree, sides, output, named, parsed) if in_parts else None
-    if diff is None:
-        diff = parse(output, named, parsed)
+    diff = _read_in_parts(worktree, sides, output, named, parsed) if in_parts else parse(output, named, parsed)
     _mark_moved_binaries(worktree, sides, diff)
     _measure_binaries(worktree, diff)
     return diff
@@ -174,32 +177,50 @@ def _read_in_parts(
     output: git.Running,
     named: Callable[[list[Record]], None] | None,
     parsed: Callable[[FileDiff], bool] | None,
-) -> Diff | None:
-    """The diff `output` is the whole of, its first files' patches read from it and the others'
+) -> Diff:
+    """The diff `output` is the whole of, its first part's patches read from it and the others'
     by gits of their own, started as soon as `output` names the files (git stops once the first
-    part is read); None when it is to be read whole, as it has few files or this machine one
-    core."""
+    part is read); read whole from `output` when it is not to be read in parts (`_parts`)."""
     others: list[git.Running] = []
-    try:
-        found = records(output)
-        parts = min(_cores(), MOST_PARTS) if len(found) >= PARTS_FROM else 1
-        if parts < 2:
+    found: list[Record] = []
+
+    def split(records: list[Record]) -> int | None:
+        parts = _parts(records, untracked=sides.untracked)
+        if parts is None:
             return None
-        bounds = [len(found) * part // parts for part in range(parts + 1)]
-        wanted = _pathspecs(found, bounds)
-        if wanted is None or any(sum(len(os.fsencode(p)) + 1 for p in paths) > PATHS_AT_MOST for paths in wanted):
-            return None
+        first, wanted = parts
+        found.extend(records)
         others.extend(start(worktree, sides, paths) for paths in wanted)
-        until_shown = _UntilTrue(parsed)
-        pieces = [parse(output, named, until_shown, first=bounds[1])]
+        return first
+
+    until_shown = _UntilTrue(parsed)
+    try:
+        pieces = [parse(output, named, until_shown, split=split)]
         while others:
             pieces.append(parse(others.pop(0), parsed=until_shown))
     except BaseException:
-        output.stop()
         for other in others:
             other.stop()
         raise
+    if not found:
+        return pieces[0]
     return joined(pieces, found) or parse(start(worktree, sides), parsed=until_shown)
+
+
+def _parts(found: Sequence[Record], *, untracked: bool) -> tuple[int, list[list[str]]] | None:
+    """How many of `found`'s files the first part has, and what the gits reading the other
+    parts are given (`_pathspecs`); None when the diff is read whole: it has few files, this
+    machine one core, or the other parts would hold many new files or too many paths."""
+    parts = min(_cores(), MOST_PARTS) if len(found) >= PARTS_FROM else 1
+    if parts < 2:
+        return None
+    bounds = [len(found) * part // parts for part in range(parts + 1)]
+    if untracked and sum(meta[4] == "A" for meta, _ in found[bounds[1] :]) > NEW_AT_MOST:
+        return None
+    wanted = _pathspecs(found, bounds)
+    if wanted is None or any(sum(len(os.fsencode(p)) + 1 for p in paths) > PATHS_AT_MOST for paths in wanted):
+        return None
+    return bounds[1], wanted
 
 
 def _pathspecs(found: Sequence[Record], bounds: Sequence[int]) -> list[list[str]] | None:
