@@ -172,9 +172,10 @@ async def test_the_file_list_is_drawn_where_the_next_comment_takes_it(agent_work
         assert [line.text for line in lines_shown(files) if id(line) not in styled] == [shown_cursor(files)]
 
 
-def styled_lines(widget: DiffView | FileList) -> set[int]:
-    """The ids of the lines `widget` has styled as Textual will draw them (`KeptByLine`)."""
-    return set(widget._kept._styled.keys())
+def styled_lines(widget: DiffView | FileList) -> dict[int, tuple[Strip, Strip]]:
+    """The lines `widget` has styled as Textual will draw them (`KeptByLine`), by id. The lines
+    are held too: once the cache lets one go, a line made later could be given its id."""
+    return {key: link[3] for key, link in widget._kept._styled._cache.items()}  # (read without reordering)
 
 
 def lines_shown(widget: DiffView | FileList) -> list[Strip]:
