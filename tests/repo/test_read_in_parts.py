@@ -4,12 +4,14 @@ as one git reads, every kind of file in it."""
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from conftest import Repo
 from review.repo import git, scope
-from review.repo.diff import Diff, FileDiff, Record, joined, same_file
+from review.repo.diff import Diff, FileDiff, Record, joined, parse, same_file
 
 PARTS = 3
 
@@ -86,7 +88,7 @@ def test_a_diff_of_few_files_is_read_by_one_git(many: Repo, monkeypatch: pytest.
 def test_a_diff_with_many_new_files_past_its_first_part_is_read_whole(
     many: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # each part's git would list the untracked files among its paths and add them again
+    # (git is slower at new files in parts)
     monkeypatch.setattr(scope, "NEW_AT_MOST", 0)
     assert len({id(f._output) for f in read(many, in_parts=True).files}) == 1
 
@@ -98,6 +100,41 @@ def test_parts_whose_paths_would_not_fit_on_gits_command_line_are_read_whole(
     diff = read(many, in_parts=True)
     assert len({id(f._output) for f in diff.files}) == 1
     assert [shown(f) for f in diff.files] == [shown(f) for f in read(many, in_parts=False).files]
+
+
+def test_a_part_s_git_reads_the_first_git_s_copy_of_the_index(
+    many: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the untracked files added to it are not listed and added again: a file made after the
+    # first git started is in neither, as in one git's diff
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    worktree = git.find_worktree(many.root)
+    whole = scope.start(worktree, scope.resolve(worktree, scope.Scope()))
+    many.write("src/made_after.py", "later\n")
+    part = whole.of_paths(["src"])
+    assert part is not None
+    assert {f.path for f in parse(part).files if f.status.value == "A"} == {
+        "src/new_untracked.py",
+        os.fsdecode(b"src/l\xe4tin1.py"),
+    }
+    assert index_copies(tmp_path)  # (the first git has not ended: it is still read from)
+    whole.stop()
+    assert not index_copies(tmp_path)
+
+
+def test_a_git_that_has_ended_gives_no_part(many: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # its copy of the index is gone: a part reads the diff with its own
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    worktree = git.find_worktree(many.root)
+    whole = scope.start(worktree, scope.resolve(worktree, scope.Scope()))
+    whole.wait()
+    assert not index_copies(tmp_path)
+    assert whole.of_paths(["src"]) is None
+    whole.stop()
+
+
+def index_copies(folder: Path) -> list[Path]:
+    return list(folder.glob("review-index-*"))
 
 
 ZEROS = "0" * 40

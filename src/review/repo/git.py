@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from functools import cache
@@ -91,16 +92,19 @@ class Running:
         env: dict[str, str] | None = None,
         ok: Sequence[int] = (0,),
         after: ExitStack | None = None,
+        shared: _Shared | None = None,
     ) -> None:
         """Start `argv` (git and its arguments) in `cwd`; `after` is closed once it has ended
-        (the copy of the index it reads, say), or here when it cannot start.
+        (the copy of the index it reads, say), or here when it cannot start; `shared` is such a
+        thing other gits use too (`of_paths`), closed once the last of them has ended.
 
         Raises:
             GitFailed: git cannot be started (it is not installed, or `cwd` is gone).
         """
-        self._argv = tuple(argv)
+        self._cwd, self._argv, self._env = cwd, tuple(argv), env
         self._ok = tuple(ok)
-        self._after = after
+        self._uses = _Shared(after) if after is not None else shared
+        self._after = self._uses  # (let go of once)
         self.output: BinaryIO = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop, or by the reader)
         """Where git writes its standard output; the reader closes it (or `stop` does)."""
         # git's errors go to a file too: a pipe left unread would stop git once it is full
@@ -117,6 +121,18 @@ class Running:
             raise
         self._status: int | None = None
         self._failed: ReviewError | None = None
+
+    def of_paths(self, paths: Sequence[str]) -> Running | None:
+        """Another git reading what this one reads (started by `start_diff` for no paths), of
+        `paths` alone, from the same copy of the index: the untracked files added to it are not
+        listed and added again (for a part of a diff, `scope.read`). None once this one has
+        let go of what it read."""
+        if self._argv[-1] != "--":
+            raise ValueError(f"not a git to be given paths: {self._argv}")
+        shared = None
+        if self._uses is not None and (shared := self._uses.share()) is None:
+            return None
+        return Running(self._cwd, [*self._argv, *paths], env=self._env, ok=self._ok, shared=shared)
 
     def written_past(self, size: int) -> bool:
         """Whether the output holds more than `size` bytes, waiting until it does or git ends:
@@ -202,6 +218,31 @@ class Running:
         if self._after is not None:
             after, self._after = self._after, None
             after.close()
+
+
+class _Shared:
+    """What one or more gits use (the copy of the index they read), closed once the last of them
+    has ended."""
+
+    def __init__(self, after: ExitStack) -> None:
+        self._after = after
+        self._users = 1
+        self._lock = threading.Lock()  # (gits end in whichever thread reads their output)
+
+    def share(self) -> _Shared | None:
+        """This for one more git; None once it is closed."""
+        with self._lock:
+            if not self._users:
+                return None
+            self._users += 1
+            return self
+
+    def close(self) -> None:
+        with self._lock:
+            self._users -= 1
+            last = not self._users
+        if last:
+            self._after.close()
 
 
 PAUSE = 0.002
