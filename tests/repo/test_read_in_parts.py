@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import Repo
+from held_git import held, hold_git_at
+from review.background import in_a_thread
+from review.errors import GitFailed
 from review.repo import git, scope
 from review.repo.diff import Diff, FileDiff, Record, joined, parse, same_file
 
@@ -131,6 +137,59 @@ def test_a_git_that_has_ended_gives_no_part(many: Repo, tmp_path: Path, monkeypa
     assert not index_copies(tmp_path)
     assert whole.of_paths(["src"]) is None
     whole.stop()
+
+
+def test_the_other_parts_are_parsed_while_the_first_part_s_git_still_writes(
+    project: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # git is held at a file of the first part, once it has written more than a chunk of its
+    # output (what the reader waits for): the others are read meanwhile. New files alone: git
+    # would read the held file before its records to look for a copy of a changed file in it.
+    monkeypatch.setattr(scope, "PARTS_FROM", 8)
+    monkeypatch.setattr(scope, "_cores", lambda: 2)
+    lock = hold_git_at(project, "b_held.txt", tmp_path)
+    agent = project.worktree("agent", "agent/work")
+    agent.write("a_big.txt", "".join(f"line {n}\n" for n in range(200_000)))
+    agent.write("b_held.txt", "held\n")
+    for n in range(10):
+        agent.write(f"c/file_{n}.txt", f"file {n}\n")
+    parsed: list[str] = []
+    real_parse = scope.parse
+
+    def parse_noted(output: git.Running, *args: Any, **kwargs: Any) -> Diff:
+        diff = real_parse(output, *args, **kwargs)
+        parsed.append(threading.current_thread().name)
+        return diff
+
+    monkeypatch.setattr(scope, "parse", parse_noted)
+    with held(lock) as holding:
+        reading = in_a_thread(lambda: read(agent, in_parts=True), "test-read")
+        until = time.monotonic() + 5
+        while not parsed and time.monotonic() < until:
+            time.sleep(0.01)
+        assert parsed == ["review-part"]
+        assert not reading.done()
+        holding.let_go()
+        diff = reading.result(timeout=10)
+    assert parsed == ["review-part", "test-read"]
+    assert [shown(f) for f in diff.files] == [shown(f) for f in read(agent, in_parts=False).files]
+
+
+def test_a_part_whose_git_fails_fails_the_reading_once_every_part_is_done(
+    many: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the parts are real gits, given an option they do not know
+    started: list[git.Running] = []
+
+    def failing(running: git.Running, paths: list[str]) -> git.Running:
+        started.append(git.Running(many.root, ["git", "diff", "--no-such-option", "--", *paths]))
+        return started[-1]
+
+    monkeypatch.setattr(git.Running, "of_paths", failing)
+    with pytest.raises(GitFailed, match="no-such-option"):
+        read(many, in_parts=True)
+    assert len(started) == PARTS - 1
+    assert all(part.output.closed for part in started)
 
 
 def index_copies(folder: Path) -> list[Path]:
