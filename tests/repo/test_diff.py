@@ -307,14 +307,18 @@ def test_a_committed_binary_file_is_measured_from_its_blob(project: Repo) -> Non
 
 def test_line_counts_without_parsing_match_the_parsed_hunks(project: Repo) -> None:
     project.write("one.txt", "one\n")
-    project.commit("one line")
+    project.write("unended.txt", "\n".join(f"line {n}" for n in range(30)))
+    project.commit("one line, and thirty with no newline at the end")
     project.write("src/util.py", "def helper():\n    return 2")  # no newline at the end
+    # two hunks, the last one with neither side's last line ended
+    project.write("unended.txt", "\n".join(f"line {n}{'!' * (n in (1, 29))}" for n in range(30)))
     project.write("src/app.py", "".join(f"line {n}\n" for n in range(1, 21) if n % 5))
     project.write("one.txt", "two\n")  # a hunk of one line a side: "@@ -1 +1 @@"
     project.write("new.txt", "a\n+b\n-c\n")  # lines that start with + and -
     (project.root / "README.md").unlink()
     files = load(project).files
-    assert len(files) == 5
+    assert len(files) == 6
+    assert len(next(file for file in files if file.path == "unended.txt").hunks) == 2
     for file in files:
         parsed = sum(1 + len(hunk.lines) for hunk in file.hunks)
         assert file.body_lines == parsed == len(file.line_kinds)
