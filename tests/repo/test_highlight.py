@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -9,6 +10,7 @@ import pytest
 from pygments.lexers import PythonLexer
 from pygments.token import Comment, Keyword, Name, String, _TokenType
 
+from review.repo import highlight as highlight_module
 from review.repo.highlight import Token, _lexer_class, highlight, lexer_for
 
 
@@ -44,6 +46,18 @@ def test_a_docstring_spanning_lines_colours_the_lines_between() -> None:
 def test_there_is_one_list_of_spans_for_each_line() -> None:
     lines = ["import os", "", "   ", "x = os.sep", ""]
     assert len(highlight("a.py", lines)) == len(lines)
+
+
+def test_spans_alike_are_one_tuple_lexed_or_recalled() -> None:
+    # (the colours kept ahead of the cursor: most of a file's spans recur)
+    lines = ["total = count(x)", "total = count(y)"]
+    first, second = highlight("a.py", lines)
+    assert first[:3] == second[:3] and all(a is b for a, b in zip(first[:3], second[:3], strict=True))
+    highlight_module.forget_made()
+    highlight("b.py", lines)
+    highlight_module.recall(json.loads(json.dumps(highlight_module.made())))
+    again, then = highlight("b.py", lines)
+    assert again == first and all(a is b for a, b in zip(again[:3], then[:3], strict=True))
 
 
 def test_an_empty_side_has_no_lines_of_spans() -> None:

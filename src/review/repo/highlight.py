@@ -129,7 +129,7 @@ def recall(remembered: object) -> None:
     found: dict[str, list[list[Token]]] = {}
     kinds: dict[str, _TokenType] = {}  # a few token types, named by a thousand spans
     for key, lines in remembered.items():
-        found[key] = [[_span(span, kinds) for span in spans] for spans in lines]
+        found[key] = _shared([[_span(span, kinds) for span in spans] for spans in lines])
     _recalled.update(found)
 
 
@@ -260,6 +260,15 @@ def _split(lines: Sequence[str], tokens: Iterator[tuple[int, _TokenType, str]]) 
             if start < stop:
                 _add(spans[row], start - row_start, stop - row_start, token_type)
             start = stop + 1
+    return _shared(spans)
+
+
+def _shared(spans: list[list[Token]]) -> list[list[Token]]:
+    """`spans`, with one tuple for all the spans alike: a file's code repeats itself, its spans
+    more (a third of the memory the colours ahead of the cursor took, 7 MB on the large diff)."""
+    same: dict[Token, Token] = {}
+    for line in spans:
+        line[:] = [same.setdefault(span, span) for span in line]
     return spans
 
 
