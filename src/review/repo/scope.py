@@ -206,16 +206,16 @@ def _read_in_parts(
 
     until_shown = _UntilTrue(parsed)
     try:
-        first = parse(output, named, until_shown, split=split)
+        first_part = parse(output, named, until_shown, split=split)
     finally:
         # (whatever happens here, the other parts are left once they are done with their gits)
         failures = [other.exception() for other in others]
     if not found:
-        return first
+        return first_part
     failed = next((failure for failure in failures if failure is not None), None)
     if failed is not None:
         raise failed
-    pieces = [first, *(other.result() for other in others)]
+    pieces = [first_part, *(other.result() for other in others)]
     for file in (file for piece in pieces[1:] for file in piece.files):
         if until_shown(file):
             break
