@@ -112,6 +112,14 @@ def test_a_revision_that_looks_like_an_option_is_refused(project: Repo) -> None:
         git.resolve_commit(git.find_worktree(project.root), "--output=/tmp/x")
 
 
+def test_blob_sizes_are_those_the_repository_has(project: Repo) -> None:
+    blob = project.git("hash-object", "-w", "--stdin", input=b"twelve bytes").strip()
+    missing = "0123456789abcdef" * 2 + "01234567"
+    found = git.blob_sizes(git.find_worktree(project.root), [blob, missing, "HEAD:README.md", ""])
+    # (a name that is not an id, such as a revision's path, is not looked up)
+    assert found == {blob: 12}
+
+
 def test_untracked_files_respect_gitignore(project: Repo) -> None:
     project.write(".gitignore", "*.log\n")
     project.write("new.txt", "new\n")
