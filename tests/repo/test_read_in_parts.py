@@ -27,6 +27,7 @@ def many(project: Repo, monkeypatch: pytest.MonkeyPatch) -> Repo:
     """An agent's worktree whose diff has every kind of file, enough of them to be read in
     `PARTS` parts."""
     monkeypatch.setattr(scope, "PARTS_FROM", 8)
+    monkeypatch.setattr(scope, "PARTS_FROM_BYTES", 1000)
     monkeypatch.setattr(scope, "_cores", lambda: PARTS)
     for n in range(12):
         project.write(f"src/kept_{n:02}.py", "".join(f"line {i}\n" for i in range(40)))
@@ -91,6 +92,32 @@ def test_a_diff_of_few_files_is_read_by_one_git(many: Repo, monkeypatch: pytest.
     assert len({id(f._output) for f in read(many, in_parts=True).files}) == 1
 
 
+def test_a_diff_of_many_files_but_few_bytes_is_read_by_one_git(many: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (the working tree's side of the `many` diff comes to 3-4 KB)
+    monkeypatch.setattr(scope, "PARTS_FROM_BYTES", 64 << 10)
+    assert len({id(f._output) for f in read(many, in_parts=True).files}) == 1
+
+
+@pytest.mark.parametrize("compared", [scope.Scope(), scope.Scope(staged=True), "commits"])
+def test_the_new_side_s_bytes_are_those_git_compares(many: Repo, compared: scope.Scope | str) -> None:
+    if compared == "commits":
+        many.git("add", "-A")
+        many.commit("all of it")
+        compared = scope.Scope(range="main..HEAD")
+    elif compared == scope.Scope(staged=True):
+        many.git("add", "-A")
+    assert isinstance(compared, scope.Scope)
+    worktree = git.find_worktree(many.root)
+    sides = scope.resolve(worktree, compared)
+    found = [file.record for file in scope.read(worktree, sides).files]
+    # what is on disk now, for each file there (the working tree, the index and the commit hold
+    # the same content here)
+    size = sum((many.root / path).lstat().st_size for _, (*_, path) in found if (many.root / path).exists())
+
+    assert scope.new_side_has(worktree, sides, found, size)
+    assert not scope.new_side_has(worktree, sides, found, size + 1)
+
+
 def test_a_diff_with_many_new_files_past_its_first_part_is_read_whole(
     many: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -146,6 +173,7 @@ def test_the_other_parts_are_parsed_while_the_first_part_s_git_still_writes(
     # output (what the reader waits for): the others are read meanwhile. New files alone: git
     # would read the held file before its records to look for a copy of a changed file in it.
     monkeypatch.setattr(scope, "PARTS_FROM", 8)
+    monkeypatch.setattr(scope, "PARTS_FROM_BYTES", 1000)
     monkeypatch.setattr(scope, "_cores", lambda: 2)
     lock = hold_git_at(project, "b_held.txt", tmp_path)
     agent = project.worktree("agent", "agent/work")

@@ -202,6 +202,7 @@ async def test_a_first_opening_read_in_parts_shows_the_whole_diff(
 ) -> None:
     # many files, nothing remembered: git reads the diff in parts, a git to each (`scope.read`)
     monkeypatch.setattr(scope, "PARTS_FROM", 4)
+    monkeypatch.setattr(scope, "PARTS_FROM_BYTES", 100)
     monkeypatch.setattr(scope, "_cores", lambda: 2)
     for n in range(6):
         agent_worktree.write(f"more/file_{n}.py", f"value_{n} = {n}\n")
