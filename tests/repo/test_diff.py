@@ -298,6 +298,18 @@ def test_a_binary_file_knows_its_sizes_on_both_sides(project: Repo) -> None:
     assert (file.old_size, file.new_size) == (10, 2048)
 
 
+def test_a_new_binary_file_in_the_working_tree_knows_its_size(project: Repo) -> None:
+    # with a file deleted, git looks for renames among the files added: it names the new
+    # file's blob, which it has not stored
+    project.write("notes.txt", "notes\n")
+    project.commit("notes")
+    (project.root / "notes.txt").unlink()
+    project.write("logo.png", b"\x89PNG\r\n\x1a\n" + b"\0" * 3000)
+    logo = load(project).file("logo.png")
+    assert logo is not None and set(logo.new_blob) != {"0"}
+    assert logo.binary and (logo.old_size, logo.new_size) == (None, 3008)
+
+
 def test_a_committed_binary_file_is_measured_from_its_blob(project: Repo) -> None:
     project.write("image.png", b"\0" * 7)
     project.commit("image")

@@ -189,11 +189,6 @@ class FileDiff:
     """Bytes of a binary file on the new side, when known."""
 
     @property
-    def from_working_tree(self) -> bool:
-        """The new side is the working tree's file rather than a stored blob."""
-        return set(self.new_blob) == {"0"} and self.status is not Status.DELETED
-
-    @property
     def display_path(self) -> str:
         """The path, safe to print: control characters shown as stand-ins."""
         return visible(self.path)

@@ -172,7 +172,7 @@ def read(
     output = running or start(worktree, sides, paths)
     diff = _read_in_parts(worktree, sides, output, named, parsed) if in_parts else parse(output, named, parsed)
     _mark_moved_binaries(worktree, sides, diff)
-    _measure_binaries(worktree, diff)
+    _measure_binaries(worktree, sides, diff)
     return diff
 
 
@@ -330,23 +330,25 @@ def _mark_moved_binaries(worktree: Worktree, sides: Sides, diff: Diff) -> None:
         file.binary = file.old_path in binary
 
 
-def _measure_binaries(worktree: Worktree, diff: Diff) -> None:
-    """Give binary files their sizes, since their content is not shown."""
+def _measure_binaries(worktree: Worktree, sides: Sides, diff: Diff) -> None:
+    """Give binary files their sizes, since their content is not shown: the new side's from the
+    working tree's file when that is the side (git names the blob of such a file when it looked
+    for renames among it, without storing it)."""
     binaries = [f for f in diff.files if f.binary]
     if not binaries:
         return
-    empty = {"0"}
-    wanted = [b for f in binaries for b in (f.old_blob, f.new_blob) if set(b) != empty]
-    sizes = git.blob_sizes(worktree, wanted)
+    in_working_tree = sides.new is None and not sides.cached
+    stored = [b for f in binaries for b in (f.old_blob, *(() if in_working_tree else (f.new_blob,)))]
+    sizes = git.blob_sizes(worktree, [blob for blob in stored if set(blob) != {"0"}])
     for file in binaries:
         file.old_size = sizes.get(file.old_blob)
-        if file.from_working_tree:
+        if not in_working_tree:
+            file.new_size = sizes.get(file.new_blob)
+        elif file.status is not Status.DELETED:
             try:
                 file.new_size = (worktree.root / file.path).stat().st_size
             except OSError:
                 file.new_size = None
-        else:
-            file.new_size = sizes.get(file.new_blob)
 
 
 def load_file(worktree: Worktree, sides: Sides, file: FileDiff, context: int) -> FileDiff:
@@ -459,7 +461,7 @@ def _read_paths(worktree: Worktree, sides: Sides, paths: list[str], context: Map
     files: list[FileDiff] = []
     for lines, group in by_context.items():
         files.extend(parse(_diff_output(worktree, sides, paths=group, context=lines)).files)
-    _measure_binaries(worktree, Diff(files=files, size=0))
+    _measure_binaries(worktree, sides, Diff(files=files, size=0))
     return files
 
 

@@ -52,7 +52,9 @@ from review.repo.git import Running, Worktree
 from review.repo.scope import Sides
 from review.state.files import user_cache_file, write_cache
 
-_SCHEMA = 3
+_SCHEMA = 4
+"""(4: the new side's size of a binary file in the working tree, which 3 left out when git named
+its blob.)"""
 
 FIRST_ROWS = 200
 """Rows of the diff git reads before the first screen: more than a screen holds."""
@@ -161,7 +163,8 @@ def _listed(worktree: Worktree, sides: Sides, read_at: float, later: Later) -> l
         return None
 
 
-_LISTING_SCHEMA = 1
+_LISTING_SCHEMA = 2
+"""(2: as `_SCHEMA` 4.)"""
 
 
 def remembered_listing(worktree: Worktree) -> tuple[str, Iterator[Sequence[Any]]] | None:
