@@ -338,7 +338,7 @@ def _measure_binaries(worktree: Worktree, sides: Sides, diff: Diff) -> None:
     if not binaries:
         return
     in_working_tree = sides.new is None and not sides.cached
-    stored = [b for f in binaries for b in (f.old_blob, *(() if in_working_tree else (f.new_blob,)))]
+    stored = [f.old_blob for f in binaries] + ([] if in_working_tree else [f.new_blob for f in binaries])
     sizes = git.blob_sizes(worktree, [blob for blob in stored if set(blob) != {"0"}])
     for file in binaries:
         file.old_size = sizes.get(file.old_blob)
