@@ -57,6 +57,11 @@ class Sides(NamedTuple):
     label: str
     """How the header names the comparison, e.g. `main...working tree`."""
 
+    @property
+    def working_tree(self) -> bool:
+        """Whether the new side is the working tree's files."""
+        return self.new is None and not self.cached
+
 
 WORKING_TREE = "working tree"
 
@@ -250,7 +255,7 @@ def new_side_has(worktree: Worktree, sides: Sides, found: Sequence[Record], size
     """Whether the new side of the files `found` names comes to `size` bytes or more: what git
     compares them with, the working tree's files (looked at until there are enough of them) or
     the objects of a commit or of the index."""
-    if sides.new is None and not sides.cached:
+    if sides.working_tree:
         total = 0
         for _, paths in found:
             if total >= size:
@@ -337,12 +342,11 @@ def _measure_binaries(worktree: Worktree, sides: Sides, diff: Diff) -> None:
     binaries = [f for f in diff.files if f.binary]
     if not binaries:
         return
-    in_working_tree = sides.new is None and not sides.cached
-    stored = [f.old_blob for f in binaries] + ([] if in_working_tree else [f.new_blob for f in binaries])
+    stored = [f.old_blob for f in binaries] + ([] if sides.working_tree else [f.new_blob for f in binaries])
     sizes = git.blob_sizes(worktree, [blob for blob in stored if set(blob) != {"0"}])
     for file in binaries:
         file.old_size = sizes.get(file.old_blob)
-        if not in_working_tree:
+        if not sides.working_tree:
             file.new_size = sizes.get(file.new_blob)
         elif file.status is not Status.DELETED:
             try:
@@ -392,7 +396,7 @@ def reread(
     paths = _worktree_paths(worktree, changed)
     if paths is None:
         return None
-    if not paths or sides.new is not None or sides.cached:
+    if not paths or not sides.working_tree:
         return diff
     covered = {f for f in diff.files if _covers(paths, f.path) or (f.old_path and _covers(paths, f.old_path))}
     if any(f.status in _PAIRED for f in covered):

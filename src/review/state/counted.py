@@ -234,7 +234,7 @@ class View(NamedTuple):
         Raises:
             ReviewError: git failed.
         """
-        if sides.new is not None or sides.cached or not sides.untracked:
+        if not sides.working_tree or not sides.untracked:
             return None
         # (git lists the untracked files while it writes the tracked ones' records)
         listing = git.start_diff(worktree, sides.old, patch=False)
@@ -268,7 +268,7 @@ def _new_paths(found: Iterable[Record]) -> list[str]:
 def _in_working_tree(sides: Sides, record: Record) -> bool:
     """Whether the file of `record` is read from the working tree (git leaves its blob unnamed)."""
     meta = record[0]
-    return set(meta[3]) == _ZEROS and not meta[4].startswith("D") and sides.new is None and not sides.cached
+    return set(meta[3]) == _ZEROS and not meta[4].startswith("D") and sides.working_tree
 
 
 def _recent(found: os.stat_result, read_at: float) -> bool:
