@@ -126,6 +126,27 @@ def test_a_diff_with_many_new_files_past_its_first_part_is_read_whole(
     assert len({id(f._output) for f in read(many, in_parts=True).files}) == 1
 
 
+def test_the_sizes_of_a_diff_read_whole_for_its_new_files_are_not_looked_at(
+    many: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (10,000 untracked files were looked at, each on its own, for nothing)
+    monkeypatch.setattr(scope, "NEW_AT_MOST", 0)
+    looked_at: list[int] = []
+    new_side_has = scope.new_side_has
+
+    def looking(worktree: git.Worktree, sides: scope.Sides, found: list[Record], size: int) -> bool:
+        looked_at.append(len(found))
+        return new_side_has(worktree, sides, found, size)
+
+    monkeypatch.setattr(scope, "new_side_has", looking)
+    assert len({id(f._output) for f in read(many, in_parts=True).files}) == 1
+    assert looked_at == []
+    # (and looked at when the new files allow parts)
+    monkeypatch.setattr(scope, "NEW_AT_MOST", 64)
+    assert len({id(f._output) for f in read(many, in_parts=True).files}) == PARTS
+    assert looked_at == [len(read(many, in_parts=False).files)]
+
+
 def test_parts_whose_paths_would_not_fit_on_gits_command_line_are_read_whole(
     many: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
