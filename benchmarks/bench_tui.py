@@ -10,7 +10,11 @@ files), each a synthetic repository generated once under benchmarks/.cache/.
 Every time is read from the pty directly, to the last byte of output: the complete first screen
 is the time of the last byte before the program has been quiet for 0.5 s; a key's time is from
 writing it to the last byte before 0.3 s of quiet (so a second frame that comes late, colours or
-a file list, counts). Peak memory is the kernel's high-water mark of the process.
+a file list, counts). Peak memory is the kernel's high-water mark of the process. With each
+first screen comes the CPU the program and its children (git, the child that colours) had used
+by its last byte: over the machine's cores, the least time that screen could take however its
+work were shared between them. A screen far above that waits on its own steps, one after the
+other; one near it waits on the machine.
 """
 
 from __future__ import annotations
@@ -68,6 +72,8 @@ class Program:
         self.output = bytearray()
         self.arrivals: list[tuple[float, int]] = []
         """When each chunk of output arrived, and its length."""
+        self.cpu: list[float] = []
+        """The CPU seconds the program and its children had used as each chunk arrived."""
 
     def read(self, timeout: float) -> bool:
         ready, _, _ = select.select([self.fd], [], [], timeout)
@@ -78,6 +84,7 @@ class Program:
         except OSError:
             return False
         self.arrivals.append((time.perf_counter(), len(chunk)))
+        self.cpu.append(cpu_seconds(self.pid))
         self.output += chunk
         return bool(chunk)
 
@@ -101,6 +108,10 @@ class Program:
         """Seconds from start to the last byte before the program is quiet, once `marker` shows."""
         self.wait_for(marker)
         return self.settle(SCREEN_QUIET) - self.started
+
+    def cpu_by_last_byte(self) -> float:
+        """The CPU seconds the program and its children had used when its last output came."""
+        return self.cpu[-1] if self.cpu else float("nan")
 
     def frames(self, since: float, *, setup: bool = False) -> int:
         """Bursts of output after `since`: one frame is output closer together than GAP. With
@@ -147,6 +158,27 @@ class Program:
             os.close(self.fd)
 
 
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU seconds a process has used, with those of its children, running or ended (as far
+    as the kernel has counted them, to a tick): what the machine's cores gave it. Read as each
+    chunk of output arrives, a few reads of /proc: nothing beside the program's own work."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            # after the command's name, which may hold spaces: utime stime cutime cstime
+            fields = stat.read().rpartition(")")[2].split()
+        ticks = sum(int(field) for field in fields[11:15])
+        children = []
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as listed:
+                children += listed.read().split()
+    except (OSError, ValueError):
+        return 0.0
+    return ticks / _TICKS + sum(cpu_seconds(int(child)) for child in children)
+
+
 REVIEW = str(Path(sys.executable).parent / "review")
 BARE = [sys.executable, str(Path(__file__).parent / "minimal_app.py")]
 
@@ -172,11 +204,18 @@ class Screens(NamedTuple):
     """The median of each run's ratio, review to the bare app run just before it: on a machine
     whose speed drifts within a run (a virtual one), it keeps the slow moments of one program
     from being set against the fast ones of the other."""
+    bare_cpu: float
+    ours_cpu: float
+    """The CPU seconds each used, with its children (git, the child that colours), by the last
+    byte of its first screen (medians): review's, over the machine's cores, is the least time
+    its first screen could take, however its work were shared out."""
 
     def __str__(self) -> str:
+        cores = os.cpu_count() or 1
         return (
             f"bare {self.bare * 1000:5.0f} ms, review {self.ours * 1000:5.0f} ms = {self.ours / self.bare:.2f}x"
-            f" (run by run {self.paired:.2f}x)"
+            f" (run by run {self.paired:.2f}x); CPU by then: bare {self.bare_cpu * 1000:.0f} ms,"
+            f" review {self.ours_cpu * 1000:.0f} ms, over {cores} cores at least {self.ours_cpu / cores / self.bare:.2f}x"
         )
 
 
@@ -193,15 +232,17 @@ def first_screens(
     `argv`, the caches named in `emptied` are emptied (`FIRST_OPENING`, `FIRST_RUN`). With
     `counting`, each run of `argv` goes on until the counts of that worktree's diff are
     remembered (a diff of 10,000 new files takes seconds to count)."""
-    bare, ours, frames = [], [], 0
+    bare, ours, frames, bare_cpu, ours_cpu = [], [], 0, [], []
     for _ in range(runs):
         program = Program(BARE, size)
         bare.append(program.complete(b"minimal-app-ready"))
+        bare_cpu.append(program.cpu_by_last_byte())
         program.stop()
         for cache in emptied:
             shutil.rmtree(Path(os.environ["XDG_CACHE_HOME"], "review", cache), ignore_errors=True)
         program = Program(argv, size)
         ours.append(program.complete(marker))
+        ours_cpu.append(program.cpu_by_last_byte())
         frames = max(frames, program.frames(program.started, setup=True))
         if counting is not None:
             worktree, until = git.find_worktree(counting), time.monotonic() + 30
@@ -209,7 +250,14 @@ def first_screens(
                 time.sleep(0.1)
         program.stop()
     paired = statistics.median(o / b for o, b in zip(ours, bare, strict=True))
-    return Screens(statistics.median(bare), statistics.median(ours), frames, paired)
+    return Screens(
+        statistics.median(bare),
+        statistics.median(ours),
+        frames,
+        paired,
+        statistics.median(bare_cpu),
+        statistics.median(ours_cpu),
+    )
 
 
 def with_comments(path: Path, count: int = 40) -> None:
