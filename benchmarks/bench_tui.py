@@ -72,8 +72,10 @@ class Program:
         self.output = bytearray()
         self.arrivals: list[tuple[float, int]] = []
         """When each chunk of output arrived, and its length."""
-        self.cpu: list[float] = []
-        """The CPU seconds the program and its children had used as each chunk arrived."""
+        self.cpu_by_last_byte = float("nan")
+        """The CPU seconds the program and its children had used when the last output of its
+        first screen came (see `complete`)."""
+        self._counting_cpu = False
 
     def read(self, timeout: float) -> bool:
         ready, _, _ = select.select([self.fd], [], [], timeout)
@@ -84,7 +86,8 @@ class Program:
         except OSError:
             return False
         self.arrivals.append((time.perf_counter(), len(chunk)))
-        self.cpu.append(cpu_seconds(self.pid))
+        if self._counting_cpu:
+            self.cpu_by_last_byte = cpu_seconds(self.pid)
         self.output += chunk
         return bool(chunk)
 
@@ -105,13 +108,14 @@ class Program:
         return last
 
     def complete(self, marker: bytes) -> float:
-        """Seconds from start to the last byte before the program is quiet, once `marker` shows."""
-        self.wait_for(marker)
-        return self.settle(SCREEN_QUIET) - self.started
-
-    def cpu_by_last_byte(self) -> float:
-        """The CPU seconds the program and its children had used when its last output came."""
-        return self.cpu[-1] if self.cpu else float("nan")
+        """Seconds from start to the last byte before the program is quiet, once `marker` shows;
+        the CPU used by then is `cpu_by_last_byte`."""
+        self._counting_cpu = True
+        try:
+            self.wait_for(marker)
+            return self.settle(SCREEN_QUIET) - self.started
+        finally:
+            self._counting_cpu = False
 
     def frames(self, since: float, *, setup: bool = False) -> int:
         """Bursts of output after `since`: one frame is output closer together than GAP. With
@@ -164,7 +168,7 @@ _TICKS = os.sysconf("SC_CLK_TCK")
 def cpu_seconds(pid: int) -> float:
     """The CPU seconds a process has used, with those of its children, running or ended (as far
     as the kernel has counted them, to a tick): what the machine's cores gave it. Read as each
-    chunk of output arrives, a few reads of /proc: nothing beside the program's own work."""
+    chunk of a first screen arrives, a few reads of /proc: nothing beside the program's own work."""
     try:
         with open(f"/proc/{pid}/stat") as stat:
             # after the command's name, which may hold spaces: utime stime cutime cstime
@@ -236,13 +240,13 @@ def first_screens(
     for _ in range(runs):
         program = Program(BARE, size)
         bare.append(program.complete(b"minimal-app-ready"))
-        bare_cpu.append(program.cpu_by_last_byte())
+        bare_cpu.append(program.cpu_by_last_byte)
         program.stop()
         for cache in emptied:
             shutil.rmtree(Path(os.environ["XDG_CACHE_HOME"], "review", cache), ignore_errors=True)
         program = Program(argv, size)
         ours.append(program.complete(marker))
-        ours_cpu.append(program.cpu_by_last_byte())
+        ours_cpu.append(program.cpu_by_last_byte)
         frames = max(frames, program.frames(program.started, setup=True))
         if counting is not None:
             worktree, until = git.find_worktree(counting), time.monotonic() + 30
